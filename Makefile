@@ -1,0 +1,57 @@
+# rubberscan — every install step lives here, so `make demo` and `make test`
+# work on a fresh Debian/Ubuntu machine (root, or a user with sudo).
+SHELL := /bin/bash
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed-stamp
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+APT := DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get
+
+.PHONY: install system-deps browser demo test bench lint model samples clean
+
+install: system-deps $(STAMP)
+
+# Tesseract from the OS packages, only when it is missing.
+system-deps:
+	@command -v tesseract >/dev/null 2>&1 || { \
+	  echo "installing tesseract-ocr from the OS packages"; \
+	  $(APT) update -qq && $(APT) install -y -qq tesseract-ocr >/dev/null; }
+
+# Headless Chromium (OS packages) for the report's browser test; test-only.
+browser:
+	@command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1 || { \
+	  echo "installing chromium from the OS packages (report tests)"; \
+	  $(APT) update -qq && $(APT) install -y -qq chromium >/dev/null; }
+
+$(STAMP): pyproject.toml
+	@[ -x $(PY) ] || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install -q --upgrade pip
+	$(PY) -m pip install -q -e '.[test]'
+	@touch $(STAMP)
+
+demo: install
+	$(PY) cli.py demo
+
+test: install browser
+	$(PY) -m ruff check .
+	$(PY) -m pytest
+
+bench: install
+	$(PY) bench/run_all.py
+
+lint: install
+	$(PY) -m ruff check .
+	$(PY) -m ruff format --check . || true
+
+# Rebuild the committed digit/letter model (training-only libraries go in .venv-train).
+model:
+	@[ -x .venv-train/bin/python ] || $(PYTHON) -m venv .venv-train
+	.venv-train/bin/pip install -q -e . -r train/requirements.txt
+	.venv-train/bin/python train/train_glyphs.py
+
+samples: install
+	$(PY) samples/generate.py --out samples/_generated --count 20
+
+clean:
+	rm -rf $(VENV) .venv-train out samples/_generated bench/_work
