@@ -55,6 +55,7 @@ class CellImage:
     row: str  # printed row label: "1".."30", "31"... , "total", or "" for text fields
     image: np.ndarray  # grey uint8, paper ~255, ink ~0, ruling lines removed
     quad: np.ndarray  # 4x2 float32 on Page.image (see module docstring)
+    box: tuple[int, int, int, int] = (0, 0, 0, 0)  # x, y, w, h on StraightPage.image
 
     @property
     def deal(self) -> int | None:

@@ -1,0 +1,61 @@
+"""File -> pages -> straight sheet -> table -> candidate readings, one page at a time.
+
+This is the only place the image stages are chained; the CLI and the batch runner call
+:func:`read_file` and hand each reading to ``scoring.reconcile``.  A page that fails
+at any stage yields an outcome with ``error`` set and never stops the other pages.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ocr.data import InputError, Table
+from scoring.sheet import SheetReading
+
+
+@dataclass
+class PageOutcome:
+    source: str
+    page: int  # 0-based page number within the file
+    reading: SheetReading | None = None
+    table: Table | None = None  # straightened image + cell positions, for the report
+    error: str | None = None
+    timings: dict[str, float] = field(default_factory=dict)
+
+    @property
+    def ok(self) -> bool:
+        return self.error is None
+
+
+def read_file(path: str | Path, data: bytes | None = None, name: str | None = None) -> Iterator[PageOutcome]:
+    """Yield one outcome per page of ``path`` (or of ``data``, shown as ``name``)."""
+    import time
+
+    from ocr.load import load_pages
+    from ocr.page import straighten
+    from ocr.read import read_table
+    from ocr.table import find_table
+
+    source = name or str(path)
+    try:
+        pages = load_pages(path, data=data, name=source)
+    except InputError as exc:
+        yield PageOutcome(source=source, page=0, error=str(exc))
+        return
+    for page in pages:
+        outcome = PageOutcome(source=source, page=page.index)
+        try:
+            t0 = time.perf_counter()
+            straight = straighten(page)
+            t1 = time.perf_counter()
+            table = find_table(straight)
+            t2 = time.perf_counter()
+            outcome.reading = read_table(table)
+            t3 = time.perf_counter()
+            outcome.table = table
+            outcome.timings = {"straighten": t1 - t0, "table": t2 - t1, "read": t3 - t2}
+        except InputError as exc:
+            outcome.error = str(exc)
+        yield outcome
