@@ -32,10 +32,122 @@ def cmd_score(args) -> int:
     raise SystemExit("rubberscan score: not built yet")
 
 
+# --------------------------------------------------------------------------- read
+SCAN_SUFFIXES = {".png", ".jpg", ".jpeg", ".tif", ".tiff", ".bmp", ".webp", ".gif", ".pdf",
+                 ".heic", ".heif", ".pbm", ".pgm", ".ppm", ".jp2"}
+
+
+def add_read_parser(sub) -> None:
+    p = sub.add_parser("read", help="read summary score sheets (CONTRACT.md)")
+    p.add_argument("paths", nargs="+", metavar="PATH", help="scan files (image, PDF) or folders")
+    p.add_argument("--format", choices=("json", "jsonl", "csv", "text"), default=None,
+                   help="json for one sheet (default), jsonl for several, csv, or text")
+    p.add_argument("--unfinished", choices=("each", "ahead"), default=None,
+                   help="house rule for the unfinished-rubber bonus (default: accept either)")
+    p.set_defaults(func=cmd_read)
+
+
+def expand_paths(paths: list[str]) -> list[str]:
+    """Files as given, folders expanded (recursively, sorted) to their scan files."""
+    from pathlib import Path
+
+    out: list[str] = []
+    for raw in paths:
+        path = Path(raw)
+        if path.is_dir():
+            out.extend(str(f) for f in sorted(path.rglob("*"))
+                       if f.is_file() and f.suffix.lower() in SCAN_SUFFIXES)
+        else:
+            out.append(raw)
+    return out
+
+
+def read_sheets(path: str, rules=None) -> list[dict]:
+    """Every sheet (page) of one file as CONTRACT.md objects; errors become error objects."""
+    from ocr.pipeline import read_file
+    from scoring.reconcile import reconcile
+
+    results: list[dict] = []
+    try:
+        outcomes = list(read_file(path))
+    except Exception as exc:  # noqa: BLE001 - one bad file never stops the others
+        return [{"source": path, "error": f"internal error: {type(exc).__name__}: {exc}"}]
+    multi = len(outcomes) > 1
+    for outcome in outcomes:
+        if outcome.error is not None:
+            obj = {"source": path, "error": outcome.error}
+        else:
+            try:
+                sheet = reconcile(outcome.reading, rules=rules)
+                obj = sheet.to_json(with_explanations=True)
+                obj["source"] = path
+            except Exception as exc:  # noqa: BLE001
+                obj = {"source": path, "error": f"internal error: {type(exc).__name__}: {exc}"}
+        if multi:
+            obj["page"] = outcome.page + 1
+        results.append(obj)
+    return results
+
+
+CSV_FIELDS = ("source", "page", "deal", "dealer", "ns", "ew", "cum_ns", "cum_ew",
+              "conf_ns", "conf_ew", "conf_cum_ns", "conf_cum_ew", "flags", "review", "error")
+
+
+def csv_rows(obj: dict) -> list[dict]:
+    base = {"source": obj.get("source"), "page": obj.get("page", 1)}
+    if "error" in obj:
+        return [{**base, "error": obj["error"]}]
+    rows = []
+    for row in obj.get("rows", []):
+        deal = row.get("deal")
+        conf = row.get("confidence", {})
+        rows.append({
+            **base, **{k: row.get(k) for k in ("deal", "dealer", "ns", "ew", "cum_ns", "cum_ew")},
+            **{f"conf_{k}": conf.get(k) for k in ("ns", "ew", "cum_ns", "cum_ew")},
+            "flags": "; ".join(f["message"] for f in obj.get("flags", []) if f.get("deal") == deal),
+            "review": "; ".join(f"{r['column']}: {r['reason']}" for r in obj.get("review", [])
+                                if r.get("deal") == deal),
+        })
+    return rows
+
+
+def cmd_read(args) -> int:
+    import csv
+    import json
+
+    files = expand_paths(args.paths)
+    if not files:
+        print("rubberscan read: no scan files found in " + " ".join(args.paths), file=sys.stderr)
+        return EXIT_USAGE
+    fmt = args.format or ("json" if len(files) == 1 else "jsonl")
+    rules = None
+    if args.unfinished:
+        from scoring.rules import HouseRules
+        rules = HouseRules(unfinished=args.unfinished)
+    writer = None
+    if fmt == "csv":
+        writer = csv.DictWriter(sys.stdout, fieldnames=CSV_FIELDS, extrasaction="ignore")
+        writer.writeheader()
+    for path in files:
+        for obj in read_sheets(path, rules=rules):
+            if fmt == "json" and len(files) == 1 and "page" not in obj:
+                print(json.dumps(obj, indent=2, ensure_ascii=False))
+            elif fmt in ("json", "jsonl"):
+                print(json.dumps(obj, ensure_ascii=False))
+            elif fmt == "csv":
+                writer.writerows(csv_rows(obj))
+            else:
+                from report.text import sheet_text
+                print(sheet_text(obj))
+            sys.stdout.flush()
+    return EXIT_OK
+
+
 # --------------------------------------------------------------------------- main
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="rubberscan", description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True)
+    add_read_parser(sub)
     add_score_parser(sub)
     return parser
 
