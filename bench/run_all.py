@@ -1,0 +1,35 @@
+"""Run every benchmark in bench/ one after another (what `make bench` runs).
+
+Each bench_*.py prints its own markdown table; the figures we quote are collected in
+bench/RESULTS.md together with the machine and the command.  Tesseract is limited to
+one thread so per-sheet timings mean "one core".
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+
+
+def main(argv: list[str]) -> int:
+    only = set(argv)
+    env = dict(os.environ, OMP_THREAD_LIMIT="1", PYTHONPATH=str(HERE.parent))
+    failed = []
+    for script in sorted(HERE.glob("bench_*.py")):
+        if only and script.stem not in only and script.stem.removeprefix("bench_") not in only:
+            continue
+        print(f"\n## {script.name}\n", flush=True)
+        if subprocess.call([sys.executable, str(script)], env=env, cwd=HERE.parent) != 0:
+            failed.append(script.name)
+    if failed:
+        print("failed: " + ", ".join(failed), file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
