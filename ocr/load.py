@@ -1,0 +1,188 @@
+"""Decode one input file (image or PDF) into :class:`~ocr.data.Page` objects.
+
+Every problem with the file itself becomes an :class:`~ocr.data.InputError` with a
+message meant for the user; nothing else escapes.  Pages keep their decoded
+resolution (PDF pages are rendered at up to 300 dpi, long side capped); the
+geometry stage scales down to its working size and records the scale in its
+homography, so cell outlines land on ``Page.image``.
+"""
+
+from __future__ import annotations
+
+import io
+import struct
+import warnings
+from pathlib import Path
+
+import cv2
+import numpy as np
+from PIL import Image, ImageFile, ImageOps, UnidentifiedImageError
+
+from ocr.data import InputError, Page
+
+# Refuse images above this many pixels before decoding them (a 48 MP phone photo is fine).
+MAX_PIXELS = 80_000_000
+# Refuse images too small to hold a readable sheet.
+MIN_SIDE = 200
+# Refuse files with more pages than a batch should ever see in one file.
+MAX_PAGES = 200
+# PDF rendering: at most this dpi, and at most this many pixels on the long side.
+PDF_MAX_DPI = 300
+PDF_LONG_SIDE = 3000
+# Formats Pillow may decode; anything else (EPS, PSD, ICO...) is refused.
+IMAGE_FORMATS = ("PNG", "JPEG", "TIFF", "BMP", "DIB", "WEBP", "GIF", "PPM", "HEIF")
+SUPPORTED = "PNG, JPEG, TIFF, BMP, WebP, GIF, PNM or PDF"
+
+
+def load_pages(path: str | Path, data: bytes | None = None, name: str | None = None) -> list[Page]:
+    """Decode ``path`` (or ``data`` if given, shown as ``name``) into its pages."""
+    source = name or str(path)
+    if data is None:
+        data = _read_bytes(Path(path), source)
+    if not data:
+        raise InputError(f"{source}: empty file (0 bytes)")
+    if _looks_like_pdf(data):
+        return _load_pdf(data, source)
+    return _load_image(data, source)
+
+
+def _read_bytes(path: Path, source: str) -> bytes:
+    try:
+        if path.is_dir():
+            raise InputError(f"{source}: is a folder, not a file")
+        return path.read_bytes()
+    except FileNotFoundError:
+        raise InputError(f"{source}: no such file") from None
+    except PermissionError:
+        raise InputError(f"{source}: permission denied") from None
+    except OSError as exc:
+        raise InputError(f"{source}: cannot read file ({exc.strerror or exc})") from None
+
+
+def _looks_like_pdf(data: bytes) -> bool:
+    return b"%PDF-" in data[:1024]
+
+
+# --------------------------------------------------------------------------- images
+def _load_image(data: bytes, source: str) -> list[Page]:
+    if ImageFile.LOAD_TRUNCATED_IMAGES:
+        # Someone switched on Pillow's silent acceptance of cut-off files; we never do.
+        raise InputError(f"{source}: refusing to decode while LOAD_TRUNCATED_IMAGES is on")
+    _register_heif()
+    Image.init()
+    formats = [f for f in IMAGE_FORMATS if f in Image.OPEN]
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", Image.DecompressionBombWarning)
+            im = Image.open(io.BytesIO(data), formats=formats)
+            _check_size(im.size, source)
+            fmt = im.format or "image"
+            n_frames = getattr(im, "n_frames", 1) if fmt == "TIFF" else 1
+            if n_frames > MAX_PAGES:
+                raise InputError(f"{source}: {n_frames} pages; at most {MAX_PAGES} per file")
+            pages = []
+            for i in range(n_frames):
+                im.seek(i)
+                _check_size(im.size, source)
+                frame = ImageOps.exif_transpose(im) if i == 0 or fmt == "TIFF" else im
+                bgr = _to_bgr(frame, source)
+                dpi = im.info.get("dpi")
+                meta = {"format": fmt, "size": (bgr.shape[1], bgr.shape[0]), "frames": n_frames}
+                if dpi:
+                    meta["dpi"] = float(dpi[0])
+                pages.append(Page(source=source, index=i, image=bgr, meta=meta))
+            return pages
+    except InputError:
+        raise
+    except UnidentifiedImageError:
+        raise InputError(f"{source}: not a supported image or PDF (expected {SUPPORTED})") from None
+    except (Image.DecompressionBombError, Image.DecompressionBombWarning):
+        raise InputError(
+            f"{source}: image too large (over {MAX_PIXELS // 1_000_000} megapixels); refused"
+        ) from None
+    except MemoryError:
+        raise InputError(f"{source}: image too large to decode in memory") from None
+    except (OSError, SyntaxError, ValueError, EOFError, IndexError, TypeError, struct.error) as exc:
+        msg = str(exc)
+        if "truncated" in msg or isinstance(exc, EOFError):
+            raise InputError(f"{source}: image file is truncated or damaged") from None
+        raise InputError(f"{source}: damaged or unreadable image ({msg or type(exc).__name__})") from None
+
+
+
+def _check_size(size: tuple[int, int], source: str) -> None:
+    w, h = size
+    if w * h > MAX_PIXELS:
+        raise InputError(
+            f"{source}: image too large ({w}x{h} pixels, limit {MAX_PIXELS // 1_000_000} megapixels)"
+        )
+    if min(w, h) < MIN_SIDE:
+        raise InputError(f"{source}: image too small ({w}x{h} pixels) to hold a score sheet")
+
+
+def _to_bgr(im: Image.Image, source: str) -> np.ndarray:
+    """Decode fully and convert any Pillow mode to BGR uint8 (alpha composited on white)."""
+    im.load()
+    mode = im.mode
+    if mode in ("I;16", "I;16B", "I;16L", "I;16N", "I", "F"):
+        arr = np.asarray(im, dtype=np.float32)
+        hi = float(arr.max()) or 1.0
+        grey = np.clip(arr * (255.0 / hi), 0, 255).astype(np.uint8)
+        return cv2.cvtColor(grey, cv2.COLOR_GRAY2BGR)
+    if mode in ("RGBA", "LA", "PA") or (mode == "P" and "transparency" in im.info):
+        rgba = im.convert("RGBA")
+        white = Image.new("RGBA", rgba.size, (255, 255, 255, 255))
+        im = Image.alpha_composite(white, rgba)
+    if mode in ("1", "L"):
+        grey = np.asarray(im.convert("L"), dtype=np.uint8)
+        return cv2.cvtColor(grey, cv2.COLOR_GRAY2BGR)
+    rgb = np.asarray(im.convert("RGB"), dtype=np.uint8)
+    return cv2.cvtColor(rgb, cv2.COLOR_RGB2BGR)
+
+
+def _register_heif() -> None:
+    """Let Pillow open HEIC phone photos when the optional pillow-heif is installed."""
+    try:
+        from pillow_heif import register_heif_opener
+    except ImportError:
+        return
+    register_heif_opener()
+
+
+# --------------------------------------------------------------------------- PDF
+def _load_pdf(data: bytes, source: str) -> list[Page]:
+    import pypdfium2 as pdfium
+
+    try:
+        pdf = pdfium.PdfDocument(data)
+    except pdfium.PdfiumError as exc:
+        raise InputError(f"{source}: broken, empty or encrypted PDF ({exc})") from None
+    try:
+        n = len(pdf)
+        if n == 0:
+            raise InputError(f"{source}: PDF has no pages")
+        if n > MAX_PAGES:
+            raise InputError(f"{source}: PDF has {n} pages; at most {MAX_PAGES} per file")
+        pages = []
+        for i in range(n):
+            page = pdf[i]
+            w_pt, h_pt = page.get_size()
+            if min(w_pt, h_pt) <= 0:
+                raise InputError(f"{source}: PDF page {i + 1} has no area")
+            scale = min(PDF_MAX_DPI / 72.0, PDF_LONG_SIDE / max(w_pt, h_pt))
+            bitmap = page.render(scale=scale, grayscale=False, fill_color=(255, 255, 255, 255))
+            arr = np.asarray(bitmap.to_numpy())[:, :, :3]
+            bgr = np.ascontiguousarray(arr if bitmap.mode.startswith("BGR") else arr[:, :, ::-1])
+            page.close()
+            if min(bgr.shape[:2]) < MIN_SIDE:
+                raise InputError(f"{source}: PDF page {i + 1} too small to hold a score sheet")
+            meta = {"format": "PDF", "size": (bgr.shape[1], bgr.shape[0]), "dpi": scale * 72.0,
+                    "frames": n}
+            pages.append(Page(source=source, index=i, image=bgr, meta=meta))
+        return pages
+    except InputError:
+        raise
+    except (pdfium.PdfiumError, ValueError, OSError, MemoryError) as exc:
+        raise InputError(f"{source}: cannot render PDF ({exc})") from None
+    finally:
+        pdf.close()
