@@ -143,12 +143,42 @@ def cmd_read(args) -> int:
     return EXIT_OK
 
 
+# --------------------------------------------------------------------------- form
+def add_form_parser(sub) -> None:
+    p = sub.add_parser("form", help="write the blank summary score sheet as a printable PDF")
+    p.add_argument("out", nargs="?", default="summary-sheet.pdf", metavar="OUT.pdf",
+                   help="where to write the PDF (default: summary-sheet.pdf)")
+    p.add_argument("--layout", choices=("classic", "wide"), default="classic",
+                   help="classic: scoring table beside the deals; wide: full width with a Total row")
+    p.add_argument("--dpi", type=int, default=300, help="resolution of the page image (150-600)")
+    p.set_defaults(func=cmd_form)
+
+
+def cmd_form(args) -> int:
+    from pathlib import Path
+
+    from ocr.form import form_pdf_bytes
+
+    if not 150 <= args.dpi <= 600:
+        print(f"rubberscan form: --dpi {args.dpi} out of range 150..600", file=sys.stderr)
+        return EXIT_USAGE
+    out = Path(args.out)
+    try:
+        out.write_bytes(form_pdf_bytes(args.layout, dpi=args.dpi))
+    except OSError as exc:
+        print(f"rubberscan form: cannot write {out}: {exc.strerror or exc}", file=sys.stderr)
+        return 1
+    print(f"wrote {out} ({args.layout} layout, A4)")
+    return EXIT_OK
+
+
 # --------------------------------------------------------------------------- main
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="rubberscan", description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True)
     add_read_parser(sub)
     add_score_parser(sub)
+    add_form_parser(sub)
     return parser
 
 
