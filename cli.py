@@ -25,11 +25,45 @@ def add_score_parser(sub) -> None:
     p.add_argument("--format", choices=("json", "text"), default="text")
     p.add_argument("--unfinished", action="store_true",
                    help="add the unfinished-rubber bonus to the last deal")
+    p.add_argument("--house-rule", choices=("each", "ahead", "laws"), default="each",
+                   help="who gets the unfinished-rubber bonus (see scoring.model.HouseRules)")
+    p.add_argument("--partscore-bonus", type=int, choices=(100, 50), default=100,
+                   help="unfinished bonus for a part-score in the unfinished game")
     p.set_defaults(func=cmd_score)
 
 
 def cmd_score(args) -> int:
-    raise SystemExit("rubberscan score: not built yet")
+    """Score deal notation; bad lines go to stderr with their line numbers (exit 1)."""
+    import json
+
+    from scoring.model import HouseRules
+    from scoring.notation import NotationError, parse_deals
+    from scoring.pad import score_match
+    from scoring.padtext import render_pad
+
+    try:
+        if args.file == "-":
+            text = sys.stdin.read()
+        else:
+            with open(args.file, encoding="utf-8") as fh:
+                text = fh.read()
+    except (OSError, UnicodeDecodeError) as exc:
+        print(f"rubberscan score: cannot read {args.file}: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    try:
+        results = parse_deals(text)
+    except NotationError as exc:
+        for number, message in exc.errors:
+            print(f"{args.file}: line {number}: {message}", file=sys.stderr)
+        return 1
+    match = score_match(results, HouseRules(args.house_rule, args.partscore_bonus),
+                        unfinished=args.unfinished)
+    if args.format == "json":
+        for line in match.lines:
+            print(json.dumps(line.to_json()))
+    else:
+        sys.stdout.write(render_pad(match))
+    return EXIT_OK
 
 
 # --------------------------------------------------------------------------- read
