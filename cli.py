@@ -206,6 +206,162 @@ def cmd_form(args) -> int:
     return EXIT_OK
 
 
+# --------------------------------------------------------------------------- batch, audit, export, demo
+EXIT_SOME_FAILED = 3  # batch: some inputs could not be read (listed in the summary and report)
+EXIT_INTERRUPTED = 130  # batch: Ctrl-C; everything finished before it is kept
+
+BATCH_EPILOG = """exit status: 0 every input read (flags are results, not errors); 2 bad usage
+(unknown option, missing input path, unusable output folder); 3 some inputs failed
+(each listed with its reason on stderr, in DIR/report.html and in the ledger);
+130 interrupted (finished sheets are kept; run again to continue)."""
+
+
+def _add_rules_options(p) -> None:
+    from scoring.model import UNFINISHED_OPTIONS
+
+    p.add_argument("--unfinished", choices=UNFINISHED_OPTIONS, default=None,
+                   help="unfinished-rubber bonus house rule (default: as last used in DIR, else each)")
+    p.add_argument("--partscore", type=int, choices=(100, 50), default=None,
+                   help="unfinished-rubber part-score bonus (default: as last used in DIR, else 100)")
+
+
+def add_batch_parsers(sub) -> None:
+    p = sub.add_parser("batch", help="read many scans (files, folders, .eml, mbox) into a ledger and report",
+                       epilog=BATCH_EPILOG)
+    p.add_argument("inputs", nargs="+", metavar="INPUT", help="image/PDF files, folders, .eml or mbox files")
+    p.add_argument("--out", required=True, metavar="DIR", help="output folder (ledger, report, sheets/)")
+    p.add_argument("--jobs", type=int, default=0, help="worker processes (default: one per CPU core)")
+    p.add_argument("--force", action="store_true", help="re-read scans already in the ledger")
+    p.add_argument("--timeout", type=float, default=60.0, metavar="S",
+                   help="per-scan time limit in seconds (default 60); slower scans are recorded as failed")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    _add_rules_options(p)
+    p.set_defaults(func=cmd_batch)
+
+    p = sub.add_parser("audit", help="re-reconcile a batch's stored readings (e.g. after a house-rule change)")
+    p.add_argument("dir", metavar="DIR")
+    _add_rules_options(p)
+    p.set_defaults(func=cmd_audit)
+
+    p = sub.add_parser("export", help="one row per match from a batch's ledger")
+    p.add_argument("dir", metavar="DIR")
+    p.add_argument("--format", choices=("csv",), default="csv")
+    p.add_argument("--output", metavar="FILE", help="write here instead of standard output")
+    p.set_defaults(func=cmd_export)
+
+    p = sub.add_parser("demo", help="batch over the bundled samples into out/ (what `make demo` runs)")
+    p.add_argument("--jobs", type=int, default=0)
+    p.set_defaults(func=cmd_demo)
+
+
+def run_batch_command(inputs: list[str], out: str, jobs: int = 0, force: bool = False,
+                      timeout: float = 60.0, unfinished: str | None = None,
+                      partscore: int | None = None, progress: bool = True) -> int:
+    """The batch subcommand's work; returns the exit status (see BATCH_EPILOG)."""
+    from pathlib import Path
+
+    from batch.inputs import collect_inputs
+    from batch.ledger import LedgerError
+    from batch.outputs import REPORT_NAME
+    from batch.runner import BatchOptions, run_batch
+
+    missing = [p for p in inputs if not Path(p).exists()]
+    if missing:
+        print(f"rubberscan batch: no such file or folder: {', '.join(missing)}", file=sys.stderr)
+        return EXIT_USAGE
+    if jobs < 0 or timeout <= 0:
+        print("rubberscan batch: --jobs must be >= 1 and --timeout > 0", file=sys.stderr)
+        return EXIT_USAGE
+    out_dir = Path(out)
+    try:
+        out_dir.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        print(f"rubberscan batch: cannot use output folder {out}: {exc.strerror or exc}", file=sys.stderr)
+        return EXIT_USAGE
+    options = BatchOptions(out_dir=out_dir, jobs=jobs, timeout=timeout, force=force,
+                           unfinished=unfinished, partscore=partscore, progress=progress)
+    try:
+        summary = run_batch(collect_inputs(inputs, exclude=[out_dir]), options)
+    except LedgerError as exc:
+        print(f"rubberscan batch: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    for line in summary.failures[:50]:
+        print(f"failed: {line}", file=sys.stderr)
+    if len(summary.failures) > 50:
+        print(f"... and {len(summary.failures) - 50} more failures (see the report)", file=sys.stderr)
+    print(f"rubberscan batch: {summary.line()}", file=sys.stderr)
+    if summary.rules_changed:
+        print(f"note: house rules changed; run `rubberscan audit {out}` to re-score earlier sheets",
+              file=sys.stderr)
+    print(f"report: {out_dir / REPORT_NAME}")
+    if summary.interrupted:
+        return EXIT_INTERRUPTED
+    return EXIT_SOME_FAILED if summary.failed else EXIT_OK
+
+
+def cmd_batch(args) -> int:
+    return run_batch_command(args.inputs, args.out, jobs=args.jobs, force=args.force,
+                             timeout=args.timeout, unfinished=args.unfinished,
+                             partscore=args.partscore, progress=not args.quiet)
+
+
+def cmd_audit(args) -> int:
+    from batch.audit import audit
+    from batch.ledger import LedgerError
+
+    try:
+        result = audit(args.dir, unfinished=args.unfinished, partscore=args.partscore)
+    except LedgerError as exc:
+        print(f"rubberscan audit: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    for line in result.changes:
+        print(line)
+    for line in result.errors:
+        print(f"error: {line}", file=sys.stderr)
+    print(f"rubberscan audit: {result.sheets} sheets re-reconciled, {result.changed_sheets} changed",
+          file=sys.stderr)
+    return EXIT_SOME_FAILED if result.errors else EXIT_OK
+
+
+def cmd_export(args) -> int:
+    import io
+    from pathlib import Path
+
+    from batch.atomic import atomic_write_text
+    from batch.export import write_csv
+    from batch.ledger import LEDGER_NAME, Ledger, LedgerError
+
+    path = Path(args.dir) / LEDGER_NAME
+    if not path.is_file():
+        print(f"rubberscan export: no {LEDGER_NAME} in {args.dir}", file=sys.stderr)
+        return EXIT_USAGE
+    try:
+        with Ledger(path) as ledger:
+            buf = io.StringIO()
+            n = write_csv(ledger, buf)
+    except LedgerError as exc:
+        print(f"rubberscan export: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    if args.output:
+        atomic_write_text(args.output, buf.getvalue())
+        print(f"rubberscan export: {n} rows written to {args.output}", file=sys.stderr)
+    else:
+        sys.stdout.write(buf.getvalue())
+    return EXIT_OK
+
+
+def cmd_demo(args) -> int:
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent
+    samples = root / "samples" / "scans"
+    if not samples.is_dir():
+        samples = root / "samples"
+    status = run_batch_command([str(samples)], str(root / "out"), jobs=args.jobs)
+    # Sheets that fail are part of the demo's report, not a failure of the demo itself.
+    return EXIT_OK if status == EXIT_SOME_FAILED else status
+
+
 # --------------------------------------------------------------------------- main
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="rubberscan", description=__doc__.splitlines()[0])
@@ -213,6 +369,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_read_parser(sub)
     add_score_parser(sub)
     add_form_parser(sub)
+    add_batch_parsers(sub)
     return parser
 
 

@@ -1,0 +1,270 @@
+"""Batch inputs: files, folders, saved e-mails (.eml) and mbox files -> scans to read.
+
+Each scan becomes a :class:`ScanInput` carrying its content hash and, for e-mail
+attachments, the sender, subject and date of the message.  Attachments that cannot
+be a score sheet (logos, signatures, tiny inline images, non-image files) are
+reported as :class:`Skipped`; files that cannot even be opened as :class:`InputProblem`.
+"""
+
+from __future__ import annotations
+
+import email
+import email.policy
+import email.utils
+import hashlib
+import io
+import mailbox
+import re
+import unicodedata
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from email.message import EmailMessage
+from pathlib import Path
+
+IMAGE_SUFFIXES = frozenset(
+    {".png", ".jpg", ".jpeg", ".jpe", ".tif", ".tiff", ".bmp", ".webp", ".gif",
+     ".pbm", ".pgm", ".ppm", ".pnm", ".heic", ".heif"}
+)
+SCAN_SUFFIXES = IMAGE_SUFFIXES | {".pdf"}
+EML_SUFFIXES = frozenset({".eml"})
+MBOX_SUFFIXES = frozenset({".mbox", ".mbx"})
+# An attached image smaller than this on its shorter side cannot hold a readable sheet.
+MIN_ATTACHMENT_SIDE = 300
+# Inline images (embedded in the message body) this small are logos or signatures.
+MIN_INLINE_SIDE = 600
+MIN_ATTACHMENT_BYTES = 2_000
+
+
+@dataclass
+class ScanInput:
+    """One file to read: on disk (``path``) or extracted from a message (``data``)."""
+
+    source: str  # what the user sees: the path, or "mail.eml #2 > scan.jpg"
+    name: str  # safe file name, never containing a path separator
+    sha256: str
+    path: str | None = None
+    data: bytes | None = None
+    sender: str | None = None
+    subject: str | None = None
+    date: str | None = None  # ISO 8601 when the header parses, else as written
+    attachment: str | None = None  # safe attachment name, for e-mailed scans
+    container: str | None = None  # the .eml / mbox file it came from
+
+
+@dataclass
+class Skipped:
+    """Something deliberately not read (a logo, a text attachment...)."""
+
+    source: str
+    reason: str
+
+
+@dataclass
+class InputProblem:
+    """An input that could not be opened at all; it is recorded as a failed scan."""
+
+    source: str
+    error: str
+    sha256: str | None = None
+
+
+Item = ScanInput | Skipped | InputProblem
+
+
+def safe_name(name: str | None, default: str = "attachment") -> str:
+    """A file name that is safe to create in any folder: no separators, no dot-dot, short."""
+    name = unicodedata.normalize("NFKC", name or "")
+    name = name.replace("\\", "/").split("/")[-1]
+    name = re.sub(r"[\x00-\x1f\x7f<>:\"|?*]", "_", name).strip().strip(".")
+    name = re.sub(r"\s+", " ", name)
+    if not name or set(name) <= {"."}:
+        name = default
+    if len(name) > 120:
+        stem, dot, suffix = name.rpartition(".")
+        name = (stem[:100] + dot + suffix[:15]) if dot and len(suffix) <= 15 else name[:120]
+    return name
+
+
+def sha256_file(path: Path) -> str:
+    h = hashlib.sha256()
+    with path.open("rb") as fh:
+        for chunk in iter(lambda: fh.read(1 << 20), b""):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+def collect_inputs(paths: Iterable[str | Path], exclude: Iterable[str | Path] = ()) -> Iterator[Item]:
+    """Expand ``paths`` (files, folders recursively, .eml, mbox) into items, in order.
+
+    Folders under any ``exclude`` path (e.g. the batch's own output folder) are not entered.
+    """
+    excluded = [Path(p).resolve() for p in exclude]
+    for raw in paths:
+        path = Path(raw)
+        if path.is_dir():
+            for child in sorted(_walk(path, excluded)):
+                yield from _from_file(child, explicit=False)
+        else:
+            yield from _from_file(path, explicit=True)
+
+
+def _walk(folder: Path, excluded: list[Path]) -> Iterator[Path]:
+    for child in folder.iterdir():
+        if child.name.startswith("."):
+            continue
+        if child.is_dir():
+            if child.resolve() not in excluded:
+                yield from _walk(child, excluded)
+        elif child.is_file():
+            yield child
+
+
+def _from_file(path: Path, explicit: bool) -> Iterator[Item]:
+    suffix = path.suffix.lower()
+    kind = _kind(path, suffix)
+    if kind is None:
+        if explicit:  # named on the command line: let the reader say what is wrong with it
+            kind = "scan"
+        else:
+            return
+    try:
+        if kind == "eml":
+            msg = email.message_from_bytes(path.read_bytes(), policy=email.policy.default)
+            yield from message_scans(msg, container=str(path))
+        elif kind == "mbox":
+            yield from _mbox_scans(path)
+        else:
+            yield ScanInput(source=str(path), name=safe_name(path.name, "scan"),
+                            sha256=sha256_file(path), path=str(path))
+    except FileNotFoundError:
+        yield InputProblem(str(path), "no such file")
+    except PermissionError:
+        yield InputProblem(str(path), "permission denied")
+    except (OSError, mailbox.Error, ValueError) as exc:
+        yield InputProblem(str(path), f"cannot read: {exc}")
+
+
+def _kind(path: Path, suffix: str) -> str | None:
+    if suffix in SCAN_SUFFIXES:
+        return "scan"
+    if suffix in EML_SUFFIXES:
+        return "eml"
+    if suffix in MBOX_SUFFIXES:
+        return "mbox"
+    if suffix == "" and path.is_file():
+        try:
+            with path.open("rb") as fh:
+                if fh.read(5) == b"From ":
+                    return "mbox"
+        except OSError:
+            return None
+    return None
+
+
+def _mbox_scans(path: Path) -> Iterator[Item]:
+    box = mailbox.mbox(path, create=False)
+    try:
+        for i, key in enumerate(box.keys()):
+            msg = email.message_from_bytes(box.get_bytes(key), policy=email.policy.default)
+            yield from message_scans(msg, container=f"{path} #{i + 1}")
+    finally:
+        box.close()
+
+
+def message_scans(msg: EmailMessage, container: str) -> Iterator[Item]:
+    """The scans attached to one message, with its sender, subject and date."""
+    sender = _header(msg, "From")
+    subject = _header(msg, "Subject")
+    date = _date(msg)
+    used: set[str] = set()
+    for n, part in enumerate(msg.walk()):
+        if part.is_multipart():
+            continue
+        raw_name = part.get_filename()
+        ctype = part.get_content_type()
+        if raw_name is None and not ctype.startswith("image/") and ctype != "application/pdf":
+            continue  # message text
+        name = safe_name(raw_name, default=f"part{n}{_guess_suffix(ctype)}")
+        source = f"{container} > {name}"
+        suffix = Path(name).suffix.lower()
+        is_pdf = ctype == "application/pdf" or suffix == ".pdf"
+        is_image = ctype.startswith("image/") or suffix in IMAGE_SUFFIXES
+        if not (is_pdf or is_image):
+            yield Skipped(source, f"not an image or PDF ({ctype})")
+            continue
+        try:
+            data = part.get_payload(decode=True) or b""
+        except Exception as exc:  # malformed transfer encoding
+            yield InputProblem(source, f"cannot decode attachment: {exc}")
+            continue
+        reason = None if is_pdf else _too_small(part, data)
+        if reason:
+            yield Skipped(source, reason)
+            continue
+        name = _unique(name, used)
+        yield ScanInput(source=f"{container} > {name}", name=name,
+                        sha256=hashlib.sha256(data).hexdigest(), data=data, sender=sender,
+                        subject=subject, date=date, attachment=name, container=container)
+
+
+def _too_small(part: EmailMessage, data: bytes) -> str | None:
+    """Why an attached image is a logo/signature rather than a scan, or None."""
+    if len(data) < MIN_ATTACHMENT_BYTES:
+        return f"tiny image ({len(data)} bytes)"
+    size = _image_size(data)
+    if size is None:
+        return None  # undecodable: the reader will say why
+    w, h = size
+    inline = part.get_content_disposition() == "inline" or (
+        part.get_content_disposition() is None and part["Content-ID"] is not None)
+    if min(w, h) < MIN_ATTACHMENT_SIDE:
+        return f"small image ({w}x{h} px), probably a logo or signature"
+    if inline and part["Content-ID"] is not None and min(w, h) < MIN_INLINE_SIDE:
+        return f"inline image in the message body ({w}x{h} px)"
+    return None
+
+
+def _image_size(data: bytes) -> tuple[int, int] | None:
+    from PIL import Image
+
+    try:
+        with Image.open(io.BytesIO(data)) as im:  # reads the header only
+            return im.size
+    except Exception:
+        return None
+
+
+def _header(msg: EmailMessage, key: str) -> str | None:
+    try:
+        value = msg.get(key)
+    except Exception:  # a header the e-mail parser cannot decode
+        return None
+    if value is None:
+        return None
+    text = re.sub(r"\s+", " ", str(value)).strip()
+    return text or None
+
+
+def _date(msg: EmailMessage) -> str | None:
+    raw = _header(msg, "Date")
+    if raw is None:
+        return None
+    try:
+        return email.utils.parsedate_to_datetime(raw).isoformat()
+    except (TypeError, ValueError, IndexError):
+        return raw
+
+
+def _guess_suffix(ctype: str) -> str:
+    return {"image/jpeg": ".jpg", "image/png": ".png", "image/tiff": ".tif",
+            "application/pdf": ".pdf", "image/gif": ".gif", "image/webp": ".webp"}.get(ctype, "")
+
+
+def _unique(name: str, used: set[str]) -> str:
+    stem, suffix = Path(name).stem, Path(name).suffix
+    candidate, k = name, 1
+    while candidate.lower() in used:
+        k += 1
+        candidate = f"{stem}-{k}{suffix}"
+    used.add(candidate.lower())
+    return candidate

@@ -1,0 +1,292 @@
+"""The results ledger: one SQLite file per batch folder (DIR/ledger.sqlite).
+
+Tables: ``scans`` (one per input file, by content hash, with e-mail metadata, status and
+error), ``sheets`` (one per page), ``readings`` (the SheetReading as JSON, every cell's
+candidates, so a sheet can be re-reconciled without its image), ``matches`` (names,
+winners, totals, margin and the full result object), ``flags``, ``reviews``,
+``settings`` (the house rules last used) and ``schema_version``.  Every scan is written
+in one transaction, so an interrupted batch keeps exactly the scans that finished.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+
+SCHEMA_VERSION = 1
+LEDGER_NAME = "ledger.sqlite"
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS settings (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS scans (
+    id INTEGER PRIMARY KEY,
+    sha256 TEXT UNIQUE,
+    source TEXT NOT NULL,
+    name TEXT,
+    container TEXT,
+    sender TEXT,
+    subject TEXT,
+    sent_date TEXT,
+    attachment TEXT,
+    status TEXT NOT NULL CHECK (status IN ('done', 'failed')),
+    error TEXT,
+    seconds REAL,
+    processed_at TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS sheets (
+    id TEXT PRIMARY KEY,
+    scan_id INTEGER NOT NULL REFERENCES scans(id) ON DELETE CASCADE,
+    page INTEGER NOT NULL,
+    status TEXT NOT NULL CHECK (status IN ('ok', 'failed')),
+    error TEXT,
+    image TEXT,
+    layout TEXT
+);
+CREATE TABLE IF NOT EXISTS readings (
+    sheet_id TEXT PRIMARY KEY REFERENCES sheets(id) ON DELETE CASCADE,
+    reading TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS matches (
+    sheet_id TEXT PRIMARY KEY REFERENCES sheets(id) ON DELETE CASCADE,
+    names_ns TEXT,
+    names_ew TEXT,
+    winners TEXT,
+    total_ns INTEGER,
+    total_ew INTEGER,
+    margin INTEGER,
+    n_flags INTEGER NOT NULL,
+    n_reviews INTEGER NOT NULL,
+    rules TEXT,
+    result TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS flags (
+    sheet_id TEXT NOT NULL REFERENCES sheets(id) ON DELETE CASCADE,
+    deal INTEGER,
+    kind TEXT NOT NULL,
+    side TEXT,
+    column_name TEXT,
+    written TEXT,
+    expected TEXT,
+    message TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS reviews (
+    sheet_id TEXT NOT NULL REFERENCES sheets(id) ON DELETE CASCADE,
+    deal INTEGER,
+    column_name TEXT,
+    reason TEXT,
+    candidates TEXT
+);
+CREATE INDEX IF NOT EXISTS flags_sheet ON flags(sheet_id);
+CREATE INDEX IF NOT EXISTS reviews_sheet ON reviews(sheet_id);
+"""
+
+
+class LedgerError(Exception):
+    """The ledger file cannot be opened or is from an incompatible version."""
+
+
+@dataclass
+class SheetRecord:
+    """One page of a scan, as the runner produced it."""
+
+    sheet_id: str
+    page: int
+    error: str | None = None
+    reading: dict | None = None  # batch.serial.reading_to_json
+    result: dict | None = None  # ReconciledSheet.to_json(with_explanations=True)
+    image: str | None = None  # file name of the straightened JPEG under DIR/sheets/
+    layout: dict | None = None  # {"width", "height", "cells": [[row, key, x, y, w, h], ...]}
+
+
+@dataclass
+class ScanRecord:
+    """One input file (or attachment) and what became of it."""
+
+    sha256: str | None
+    source: str
+    status: str  # "done" or "failed"
+    error: str | None = None
+    name: str | None = None
+    container: str | None = None
+    sender: str | None = None
+    subject: str | None = None
+    date: str | None = None
+    attachment: str | None = None
+    seconds: float | None = None
+    sheets: list[SheetRecord] = field(default_factory=list)
+
+
+@dataclass
+class LedgerSheet:
+    """A sheet joined with its scan's metadata and current result, for reports and export."""
+
+    sheet_id: str | None  # None for a scan that failed before any page was read
+    source: str
+    page: int
+    status: str  # "ok" or "failed"
+    error: str | None
+    sender: str | None
+    subject: str | None
+    date: str | None
+    attachment: str | None
+    processed_at: str
+    image: str | None = None
+    layout: dict | None = None
+    result: dict | None = None
+    rules: dict | None = None
+
+
+class Ledger:
+    """SQLite ledger of a batch folder; use as a context manager."""
+
+    def __init__(self, path: str | Path):
+        self.path = Path(path)
+        try:
+            self.db = sqlite3.connect(self.path, timeout=30)
+            self.db.execute("PRAGMA foreign_keys = ON")
+            self._migrate()
+        except sqlite3.DatabaseError as exc:
+            raise LedgerError(f"{self.path}: not a usable ledger ({exc})") from None
+
+    def __enter__(self) -> Ledger:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def close(self) -> None:
+        self.db.close()
+
+    def _migrate(self) -> None:
+        with self.db:
+            self.db.executescript(_SCHEMA)
+            row = self.db.execute("SELECT version FROM schema_version").fetchone()
+            if row is None:
+                self.db.execute("INSERT INTO schema_version (version) VALUES (?)", (SCHEMA_VERSION,))
+            elif row[0] != SCHEMA_VERSION:
+                raise LedgerError(
+                    f"{self.path}: ledger schema version {row[0]}, this rubberscan reads {SCHEMA_VERSION}")
+
+    # ----------------------------------------------------------------- settings
+    def get_setting(self, key: str) -> object:
+        row = self.db.execute("SELECT value FROM settings WHERE key = ?", (key,)).fetchone()
+        return json.loads(row[0]) if row else None
+
+    def set_setting(self, key: str, value: object) -> None:
+        with self.db:
+            self.db.execute("INSERT OR REPLACE INTO settings (key, value) VALUES (?, ?)",
+                            (key, json.dumps(value)))
+
+    # ----------------------------------------------------------------- scans
+    def has_scan(self, sha256: str) -> bool:
+        row = self.db.execute("SELECT 1 FROM scans WHERE sha256 = ?", (sha256,)).fetchone()
+        return row is not None
+
+    def record_scan(self, scan: ScanRecord, rules: dict | None = None) -> None:
+        """Replace any earlier record of the same content (or, unhashed, the same source)."""
+        now = datetime.now(timezone.utc).isoformat(timespec="seconds")
+        with self.db:
+            if scan.sha256 is not None:
+                self.db.execute("DELETE FROM scans WHERE sha256 = ?", (scan.sha256,))
+            else:
+                self.db.execute("DELETE FROM scans WHERE sha256 IS NULL AND source = ?", (scan.source,))
+            cur = self.db.execute(
+                "INSERT INTO scans (sha256, source, name, container, sender, subject, sent_date,"
+                " attachment, status, error, seconds, processed_at)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (scan.sha256, scan.source, scan.name, scan.container, scan.sender, scan.subject,
+                 scan.date, scan.attachment, scan.status, scan.error, scan.seconds, now))
+            scan_id = cur.lastrowid
+            for sheet in scan.sheets:
+                self.db.execute("DELETE FROM sheets WHERE id = ?", (sheet.sheet_id,))
+                self.db.execute(
+                    "INSERT INTO sheets (id, scan_id, page, status, error, image, layout)"
+                    " VALUES (?, ?, ?, ?, ?, ?, ?)",
+                    (sheet.sheet_id, scan_id, sheet.page, "failed" if sheet.error else "ok",
+                     sheet.error, sheet.image, json.dumps(sheet.layout) if sheet.layout else None))
+                if sheet.reading is not None:
+                    self.db.execute("INSERT INTO readings (sheet_id, reading) VALUES (?, ?)",
+                                    (sheet.sheet_id, json.dumps(sheet.reading, default=str)))
+                if sheet.result is not None:
+                    self._write_result(sheet.sheet_id, sheet.result, rules)
+
+    def set_result(self, sheet_id: str, result: dict, rules: dict | None) -> None:
+        """Replace a sheet's result (after re-reconciling it), flags and reviews included."""
+        with self.db:
+            self._write_result(sheet_id, result, rules)
+
+    def _write_result(self, sheet_id: str, result: dict, rules: dict | None) -> None:
+        for table in ("matches", "flags", "reviews"):
+            self.db.execute(f"DELETE FROM {table} WHERE sheet_id = ?", (sheet_id,))
+        names = result.get("names") or {}
+        totals = result.get("totals") or {}
+        tn, te = totals.get("ns"), totals.get("ew")
+        margin = abs(tn - te) if isinstance(tn, int) and isinstance(te, int) else None
+        flags, reviews = result.get("flags") or [], result.get("review") or []
+        self.db.execute(
+            "INSERT INTO matches (sheet_id, names_ns, names_ew, winners, total_ns, total_ew, margin,"
+            " n_flags, n_reviews, rules, result) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (sheet_id, names.get("ns"), names.get("ew"), result.get("winners"), tn, te, margin,
+             len(flags), len(reviews), json.dumps(rules) if rules else None,
+             json.dumps(result, default=str)))
+        for f in flags:
+            self.db.execute(
+                "INSERT INTO flags (sheet_id, deal, kind, side, column_name, written, expected, message)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                (sheet_id, f.get("deal"), f.get("kind", ""), f.get("side"), f.get("column"),
+                 _text(f.get("written")), _text(f.get("expected")), f.get("message", "")))
+        for r in reviews:
+            self.db.execute(
+                "INSERT INTO reviews (sheet_id, deal, column_name, reason, candidates)"
+                " VALUES (?, ?, ?, ?, ?)",
+                (sheet_id, r.get("deal"), r.get("column"), r.get("reason"),
+                 json.dumps(r.get("candidates"), default=str)))
+
+    # ----------------------------------------------------------------- queries
+    def readings(self) -> list[tuple[str, dict]]:
+        """(sheet id, stored reading JSON) for every sheet read successfully."""
+        rows = self.db.execute("SELECT sheet_id, reading FROM readings ORDER BY sheet_id").fetchall()
+        return [(sid, json.loads(text)) for sid, text in rows]
+
+    def sheets(self, sheet_id: str | None = None) -> list[LedgerSheet]:
+        """Every sheet (or just ``sheet_id``), and every scan that failed before yielding a
+        sheet, in processing order."""
+        out: list[LedgerSheet] = []
+        where = "" if sheet_id is None else " WHERE sh.id = ?"
+        rows = self.db.execute(
+            "SELECT sh.id, sc.source, sh.page, sh.status, COALESCE(sh.error, sc.error), sc.sender,"
+            " sc.subject, sc.sent_date, sc.attachment, sc.processed_at, sh.image, sh.layout,"
+            " m.result, m.rules"
+            " FROM scans sc LEFT JOIN sheets sh ON sh.scan_id = sc.id"
+            " LEFT JOIN matches m ON m.sheet_id = sh.id" + where +
+            " ORDER BY sc.id, sh.page", () if sheet_id is None else (sheet_id,)).fetchall()
+        for (sid, source, page, status, error, sender, subject, date, attachment, at, image,
+             layout, result, rules) in rows:
+            out.append(LedgerSheet(
+                sheet_id=sid, source=source, page=page or 0, status=status or "failed",
+                error=error, sender=sender, subject=subject, date=date, attachment=attachment,
+                processed_at=at, image=image, layout=json.loads(layout) if layout else None,
+                result=json.loads(result) if result else None,
+                rules=json.loads(rules) if rules else None))
+        return out
+
+    def counts(self) -> dict[str, int]:
+        """Totals for summaries: scans, sheets read, flagged, to review, failed."""
+        q = self.db.execute
+        return {
+            "scans": q("SELECT COUNT(*) FROM scans").fetchone()[0],
+            "sheets": q("SELECT COUNT(*) FROM sheets WHERE status = 'ok'").fetchone()[0],
+            "flagged": q("SELECT COUNT(*) FROM matches WHERE n_flags > 0").fetchone()[0],
+            "review": q("SELECT COUNT(*) FROM matches WHERE n_reviews > 0").fetchone()[0],
+            "failed": q("SELECT COUNT(*) FROM scans sc WHERE sc.status = 'failed' OR EXISTS"
+                        " (SELECT 1 FROM sheets sh WHERE sh.scan_id = sc.id"
+                        " AND sh.status = 'failed')").fetchone()[0],
+        }
+
+
+def _text(value: object) -> str | None:
+    return None if value is None else str(value)

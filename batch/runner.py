@@ -1,0 +1,263 @@
+"""Parallel batch runs: a pool of worker processes, per-scan time limit, progress, Ctrl-C.
+
+Each worker is a long-lived process fed one scan at a time over a pipe; a scan that
+runs past the time limit (or crashes its worker) is recorded as failed and the worker
+replaced.  Results are committed to the ledger as each scan finishes, so an
+interrupted batch keeps everything already done.
+"""
+
+from __future__ import annotations
+
+import multiprocessing as mp
+import os
+import resource
+import signal
+import sys
+import time
+from collections import deque
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from multiprocessing.connection import wait
+from pathlib import Path
+
+from tqdm import tqdm
+
+from batch import outputs
+from batch.inputs import InputProblem, Item, ScanInput, Skipped
+from batch.ledger import LEDGER_NAME, Ledger, ScanRecord
+from batch.worker import (
+    Reader,
+    Reconciler,
+    default_reader,
+    default_reconciler,
+    merge_rules,
+    process_scan,
+)
+
+DEFAULT_TIMEOUT = 60.0
+INDEX_EVERY_S = 2.0  # rewrite report.html at most this often while running
+
+
+@dataclass
+class BatchOptions:
+    out_dir: Path
+    jobs: int = 0  # 0 = one per CPU core
+    timeout: float = DEFAULT_TIMEOUT
+    force: bool = False
+    unfinished: str | None = None  # house rules; None = as last stored in the ledger
+    partscore: int | None = None
+    progress: bool = True
+
+
+@dataclass
+class BatchSummary:
+    scans: int = 0  # scans processed in this run
+    sheets: int = 0  # sheets read
+    flagged: int = 0
+    review: int = 0
+    failed: int = 0  # scans or pages that could not be read
+    already: int = 0  # skipped: already in the ledger
+    duplicates: int = 0  # skipped: same content twice in this run
+    skipped: int = 0  # attachments that were not scans (logos...)
+    seconds: float = 0.0
+    interrupted: bool = False
+    peak_worker_rss_mb: float = 0.0
+    failures: list[str] = field(default_factory=list)
+    rules_changed: bool = False  # earlier sheets were scored under other house rules
+
+    def line(self) -> str:
+        rate = self.sheets / self.seconds * 60 if self.seconds > 0 else 0.0
+        parts = [f"{self.sheets} sheets read", f"{self.flagged} flagged", f"{self.review} to review",
+                 f"{self.failed} failed"]
+        if self.already:
+            parts.append(f"{self.already} already done (--force to redo)")
+        if self.duplicates:
+            parts.append(f"{self.duplicates} duplicates")
+        if self.skipped:
+            parts.append(f"{self.skipped} attachments skipped")
+        text = ", ".join(parts) + f" in {self.seconds:.1f} s ({rate:.1f} sheets/min)"
+        return ("interrupted: " if self.interrupted else "") + text
+
+
+def run_batch(items: Iterable[Item], options: BatchOptions, reader: Reader | None = None,
+              reconciler: Reconciler | None = None) -> BatchSummary:
+    """Read every scan in ``items`` into ``options.out_dir``; see the module docstring."""
+    t0 = time.perf_counter()
+    out_dir = Path(options.out_dir)
+    (out_dir / "sheets").mkdir(parents=True, exist_ok=True)
+    summary = BatchSummary()
+    with Ledger(out_dir / LEDGER_NAME) as ledger:
+        stored = ledger.get_setting("rules")
+        rules = merge_rules(stored, options.unfinished, options.partscore)
+        if rules != stored:
+            ledger.set_setting("rules", rules)
+            summary.rules_changed = stored is not None
+        todo = _plan(items, ledger, options.force, summary)
+        pool = _Pool(options.jobs or os.cpu_count() or 1, out_dir / "sheets",
+                     reader or default_reader, reconciler or default_reconciler, rules)
+        bar = tqdm(total=len(todo), unit="scan", file=sys.stderr, disable=not options.progress,
+                   dynamic_ncols=True)
+        last_index = 0.0
+        try:
+            for problem in [p for p in todo if isinstance(p, InputProblem)]:
+                _commit(ledger, out_dir, _problem_record(problem), rules, summary)
+                bar.update(1)
+            scans = deque(s for s in todo if isinstance(s, ScanInput))
+            for record, rss_kb in pool.run(scans, options.timeout):
+                summary.peak_worker_rss_mb = max(summary.peak_worker_rss_mb, rss_kb / 1024)
+                _commit(ledger, out_dir, record, rules, summary)
+                bar.update(1)
+                bar.set_postfix(failed=summary.failed, refresh=False)
+                if time.monotonic() - last_index > INDEX_EVERY_S:
+                    outputs.write_index(out_dir, ledger)
+                    last_index = time.monotonic()
+        except KeyboardInterrupt:
+            summary.interrupted = True
+        finally:
+            pool.close()
+            bar.close()
+            outputs.write_index(out_dir, ledger)
+    summary.seconds = time.perf_counter() - t0
+    return summary
+
+
+def _plan(items: Iterable[Item], ledger: Ledger, force: bool, summary: BatchSummary) -> list:
+    todo: list = []
+    seen: set[str] = set()
+    for item in items:
+        if isinstance(item, Skipped):
+            summary.skipped += 1
+        elif isinstance(item, InputProblem):
+            todo.append(item)
+        elif item.sha256 in seen:
+            summary.duplicates += 1
+        elif not force and ledger.has_scan(item.sha256):
+            summary.already += 1
+        else:
+            seen.add(item.sha256)
+            todo.append(item)
+    return todo
+
+
+def _problem_record(problem: InputProblem) -> ScanRecord:
+    return ScanRecord(sha256=problem.sha256, source=problem.source, status="failed",
+                      error=problem.error)
+
+
+def _commit(ledger: Ledger, out_dir: Path, record: ScanRecord, rules: dict | None,
+            summary: BatchSummary) -> None:
+    ledger.record_scan(record, rules)
+    outputs.write_scan_outputs(out_dir, ledger, record)
+    summary.scans += 1
+    if record.status == "failed":
+        summary.failed += 1
+        summary.failures.append(f"{record.source}: {record.error}")
+    for sheet in record.sheets:
+        if sheet.error and record.status != "failed":
+            summary.failed += 1
+            summary.failures.append(f"{record.source} page {sheet.page + 1}: {sheet.error}")
+        elif sheet.result is not None:
+            summary.sheets += 1
+            summary.flagged += bool(sheet.result.get("flags"))
+            summary.review += bool(sheet.result.get("review"))
+
+
+# --------------------------------------------------------------------------- workers
+def _worker_main(conn, sheets_dir: Path, reader: Reader, reconciler: Reconciler,
+                 rules: dict | None) -> None:
+    """Worker loop: receive a scan, send back (record, peak RSS in KiB); None stops."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent handles Ctrl-C
+    while True:
+        try:
+            scan = conn.recv()
+        except EOFError:
+            return
+        if scan is None:
+            return
+        record = process_scan(scan, sheets_dir, reader, reconciler, rules)
+        conn.send((record, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss))
+
+
+class _Worker:
+    def __init__(self, ctx, args: tuple):
+        self.conn, child = ctx.Pipe()
+        self.proc = ctx.Process(target=_worker_main, args=(child, *args), daemon=True)
+        self.proc.start()
+        child.close()
+        self.scan: ScanInput | None = None
+        self.started = 0.0
+
+    def give(self, scan: ScanInput) -> None:
+        self.scan, self.started = scan, time.monotonic()
+        self.conn.send(scan)
+
+    def stop(self, kill: bool) -> None:
+        if kill:
+            self.proc.kill()
+        else:
+            try:
+                self.conn.send(None)
+            except OSError:
+                self.proc.kill()
+        self.proc.join(timeout=5)
+        if self.proc.is_alive():
+            self.proc.kill()
+            self.proc.join()
+        self.conn.close()
+
+
+class _Pool:
+    """Long-lived worker processes with a per-scan time limit."""
+
+    def __init__(self, jobs: int, sheets_dir: Path, reader: Reader, reconciler: Reconciler,
+                 rules: dict | None):
+        methods = mp.get_all_start_methods()
+        self.ctx = mp.get_context("fork" if "fork" in methods else "spawn")
+        self.args = (sheets_dir, reader, reconciler, rules)
+        self.jobs = max(1, jobs)
+        self.workers: list[_Worker] = []
+
+    def run(self, scans: deque, timeout: float):
+        """Yield (ScanRecord, worker peak RSS KiB) as scans finish, in completion order."""
+        while len(self.workers) < min(self.jobs, len(scans)):
+            self.workers.append(_Worker(self.ctx, self.args))
+        for w in self.workers:
+            if scans:
+                w.give(scans.popleft())
+        while any(w.scan is not None for w in self.workers):
+            busy = {w.conn: w for w in self.workers if w.scan is not None}
+            for conn in wait(list(busy), timeout=0.2):
+                w = busy[conn]
+                try:
+                    record, rss = conn.recv()
+                except (EOFError, OSError):
+                    code = w.proc.exitcode
+                    yield self._failed(w, f"worker process died (exit code {code})"), 0
+                    continue
+                w.scan = None
+                yield record, rss
+                if scans:
+                    w.give(scans.popleft())
+            now = time.monotonic()
+            for w in list(self.workers):
+                if w.scan is not None and now - w.started > timeout:
+                    yield self._failed(w, f"time limit exceeded ({timeout:g} s)"), 0
+            for w in self.workers:
+                if w.scan is None and scans:
+                    w.give(scans.popleft())
+
+    def _failed(self, w: _Worker, reason: str) -> ScanRecord:
+        """Record ``w``'s scan as failed and replace the worker."""
+        scan = w.scan
+        assert scan is not None
+        w.stop(kill=True)
+        self.workers[self.workers.index(w)] = _Worker(self.ctx, self.args)
+        return ScanRecord(sha256=scan.sha256, source=scan.source, status="failed", error=reason,
+                          name=scan.name, container=scan.container, sender=scan.sender,
+                          subject=scan.subject, date=scan.date, attachment=scan.attachment,
+                          seconds=time.monotonic() - w.started)
+
+    def close(self) -> None:
+        for w in self.workers:
+            w.stop(kill=w.scan is not None)
+        self.workers = []

@@ -1,0 +1,128 @@
+"""What one worker does with one scan: read its pages, reconcile each, save the picture.
+
+Runs inside a worker process; returns a plain :class:`~batch.ledger.ScanRecord` that
+the parent commits to the ledger.  Nothing here raises: every problem becomes the
+record's error.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterable
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from batch.atomic import atomic_write_bytes
+from batch.inputs import ScanInput
+from batch.ledger import ScanRecord, SheetRecord
+from batch.serial import reading_to_json
+
+# Long side of the straightened picture kept for the report.
+REPORT_IMAGE_SIDE = 1400
+REPORT_JPEG_QUALITY = 80
+
+# reader(path, data, name) -> page outcomes (ocr.pipeline.read_file's signature)
+Reader = Callable[..., Iterable]
+# reconciler(reading, rules) -> ReconciledSheet (scoring.reconcile.reconcile's signature)
+Reconciler = Callable[..., object]
+
+
+def default_reader(path: str | None, data: bytes | None = None, name: str | None = None) -> Iterable:
+    """The real image pipeline."""
+    from ocr.pipeline import read_file
+
+    return read_file(path, data=data, name=name)
+
+
+def default_reconciler(reading, rules=None):
+    """The real scoring reconciliation."""
+    from scoring.reconcile import reconcile
+
+    return reconcile(reading, rules=rules)
+
+
+def house_rules(rules: dict | None):
+    """{"unfinished": ..., "partscore": ...} -> scoring.model.HouseRules (None = reconcile's default)."""
+    if not rules:
+        return None
+    from scoring.model import HouseRules
+
+    return HouseRules(unfinished=rules["unfinished"], partscore_bonus=int(rules["partscore"]))
+
+
+def merge_rules(stored: dict | None, unfinished: str | None, partscore: int | None) -> dict | None:
+    """The house rules to use: ``stored`` (or the scoring defaults) with any given overrides."""
+    if unfinished is None and partscore is None:
+        return stored
+    from scoring.model import DEFAULT_RULES
+
+    base = stored or {"unfinished": DEFAULT_RULES.unfinished, "partscore": DEFAULT_RULES.partscore_bonus}
+    merged = {"unfinished": unfinished or base["unfinished"], "partscore": int(partscore or base["partscore"])}
+    house_rules(merged)  # raises ValueError on an unknown option
+    return merged
+
+
+def sheet_id(sha256: str | None, page: int) -> str:
+    return f"{(sha256 or 'nohash')[:12]}-p{page + 1}"
+
+
+def process_scan(scan: ScanInput, sheets_dir: Path, reader: Reader, reconciler: Reconciler,
+                 rules: dict | None) -> ScanRecord:
+    """Read every page of ``scan``; never raises."""
+    t0 = time.perf_counter()
+    record = ScanRecord(sha256=scan.sha256, source=scan.source, status="done", name=scan.name,
+                        container=scan.container, sender=scan.sender, subject=scan.subject,
+                        date=scan.date, attachment=scan.attachment)
+    try:
+        house = house_rules(rules)
+        for outcome in reader(scan.path, scan.data, scan.source):
+            record.sheets.append(_process_page(scan, outcome, sheets_dir, reconciler, house))
+    except Exception as exc:  # a bug in a stage must not stop the batch
+        record.error = f"internal error: {type(exc).__name__}: {exc}"
+    failed = [s.error for s in record.sheets if s.error]
+    if record.error or not record.sheets or len(failed) == len(record.sheets):
+        record.status = "failed"
+        record.error = record.error or "; ".join(failed) or "no pages found"
+    record.seconds = time.perf_counter() - t0
+    return record
+
+
+def _process_page(scan: ScanInput, outcome, sheets_dir: Path, reconciler: Reconciler,
+                  house) -> SheetRecord:
+    sid = sheet_id(scan.sha256, outcome.page)
+    if outcome.error or outcome.reading is None:
+        return SheetRecord(sheet_id=sid, page=outcome.page, error=outcome.error or "nothing read")
+    record = SheetRecord(sheet_id=sid, page=outcome.page, reading=reading_to_json(outcome.reading))
+    try:
+        record.result = reconciler(outcome.reading, house).to_json(with_explanations=True)
+    except Exception as exc:
+        record.error = f"reconciliation failed: {type(exc).__name__}: {exc}"
+        return record
+    if outcome.table is not None:
+        try:
+            record.image, record.layout = save_picture(outcome.table, sheets_dir, sid)
+        except Exception as exc:  # the picture is a nicety; the result stands without it
+            record.result.setdefault("report_notes", []).append(f"no picture: {exc}")
+    return record
+
+
+def save_picture(table, sheets_dir: Path, sid: str) -> tuple[str, dict]:
+    """Downscaled JPEG of the straightened sheet + cell boxes on it."""
+    image = np.asarray(table.straight.image)
+    h, w = image.shape[:2]
+    scale = min(1.0, REPORT_IMAGE_SIDE / max(h, w))
+    small = image if scale == 1.0 else cv2.resize(
+        image, (max(1, round(w * scale)), max(1, round(h * scale))), interpolation=cv2.INTER_AREA)
+    ok, buf = cv2.imencode(".jpg", small, [cv2.IMWRITE_JPEG_QUALITY, REPORT_JPEG_QUALITY])
+    if not ok:
+        raise ValueError("JPEG encoding failed")
+    name = f"{sid}.jpg"
+    atomic_write_bytes(sheets_dir / name, buf.tobytes())
+    cells = []
+    for c in table.cells:
+        x, y, cw, ch = c.box
+        cells.append([c.row, c.key, round(x * scale, 1), round(y * scale, 1),
+                      round(cw * scale, 1), round(ch * scale, 1)])
+    return name, {"width": small.shape[1], "height": small.shape[0], "cells": cells}
