@@ -1,0 +1,290 @@
+"""Find the sheet on a page and straighten it: perspective, quarter turns, skew.
+
+All analysis runs on small copies; the original is warped once, at the working
+resolution, by one homography whose inverse (``StraightPage.to_original``) maps
+straight-image pixels back onto ``Page.image``.
+"""
+
+from __future__ import annotations
+
+import math
+
+import cv2
+import numpy as np
+
+from ocr.data import InputError, Page, StraightPage
+
+WORK_LONG = 2000  # long side of the straightened image, pixels
+ANALYSIS_LONG = 1000  # long side of the copy used to measure angles
+PAPER_LONG = 500  # long side of the copy used to find the paper outline
+
+
+def straighten(page: Page) -> StraightPage:
+    """Cut the sheet out of ``page`` and turn it upright and level."""
+    img = page.image
+    if img is None or img.ndim != 3 or img.shape[2] != 3 or min(img.shape[:2]) < 50:
+        raise InputError(f"{page.source}: page {page.index + 1} has no usable image")
+    h0, w0 = img.shape[:2]
+    s_small = ANALYSIS_LONG / max(h0, w0)
+    small = cv2.resize(img, (round(w0 * s_small), round(h0 * s_small)), interpolation=cv2.INTER_AREA)
+    grey_small = cv2.cvtColor(small, cv2.COLOR_BGR2GRAY)
+
+    # 1. the paper's outline (photos); otherwise the whole image is the sheet
+    quad = find_paper(grey_small)
+    if quad is None:
+        sheet_w, sheet_h = grey_small.shape[1], grey_small.shape[0]
+        h_paper = np.eye(3)
+    else:
+        sheet_w, sheet_h, h_paper = _rectify(quad)
+    rect = cv2.warpPerspective(grey_small, h_paper, (sheet_w, sheet_h), flags=cv2.INTER_LINEAR,
+                               borderMode=cv2.BORDER_REPLICATE)
+
+    # 2. skew: the ruling lines' dominant angle (mod 90 degrees)
+    ink = _ink(rect)
+    angle = dominant_angle(ink)
+    h_rot, sheet_w, sheet_h = _rotation(angle, sheet_w, sheet_h)
+    level = cv2.warpPerspective(ink, h_rot, (sheet_w, sheet_h), flags=cv2.INTER_NEAREST)
+
+    # 3. quarter turns: rulings run mostly horizontally, and the title block is on top
+    turns = quarter_turns(level)
+    h_turn, sheet_w, sheet_h = _turn(turns, sheet_w, sheet_h)
+
+    # 4. one warp of the original to the working resolution
+    s_work = WORK_LONG / max(sheet_w, sheet_h)
+    scale_work = np.diag([s_work, s_work, 1.0])
+    to_small = np.diag([s_small, s_small, 1.0])
+    h_total = scale_work @ h_turn @ h_rot @ h_paper @ to_small  # original -> straight
+    out_w, out_h = round(sheet_w * s_work), round(sheet_h * s_work)
+    straight = _warp_original(img, h_total, (out_w, out_h), shrink=s_small * s_work)
+    to_original = np.linalg.inv(h_total)
+    return StraightPage(page=page, image=straight, to_original=to_original / to_original[2, 2],
+                        skew_deg=float(angle), rotated=90 * turns)
+
+
+# --------------------------------------------------------------------------- paper
+def find_paper(grey: np.ndarray) -> np.ndarray | None:
+    """The sheet's corners (tl, tr, br, bl) in ``grey`` when it lies on a darker
+    background, else None (a scan: the sheet fills the image)."""
+    h, w = grey.shape
+    s = PAPER_LONG / max(h, w)
+    g = cv2.resize(grey, (round(w * s), round(h * s)), interpolation=cv2.INTER_AREA)
+    g = cv2.GaussianBlur(g, (5, 5), 0)
+    thr, bright = cv2.threshold(g, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
+    inside, outside = g[bright > 0], g[bright == 0]
+    if outside.size < 0.03 * g.size or inside.size < 0.2 * g.size:
+        return None
+    if float(inside.mean()) - float(outside.mean()) < 40:  # no clear paper/background contrast
+        return None
+    k = max(3, round(min(g.shape) * 0.02)) | 1
+    bright = cv2.morphologyEx(bright, cv2.MORPH_CLOSE, np.ones((k, k), np.uint8))
+    contours, _ = cv2.findContours(bright, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    if not contours:
+        return None
+    c = max(contours, key=cv2.contourArea)
+    area = cv2.contourArea(c)
+    if area < 0.2 * g.size or area > 0.97 * g.size:
+        return None
+    hull = cv2.convexHull(c)
+    peri = cv2.arcLength(hull, True)
+    for eps in (0.01, 0.02, 0.03, 0.05):
+        poly = cv2.approxPolyDP(hull, eps * peri, True)
+        if len(poly) == 4:
+            break
+    else:
+        return None
+    if cv2.contourArea(poly) < 0.85 * area:
+        return None
+    pts = _order_corners(poly.reshape(4, 2).astype(np.float64) / s)
+    return _refine_corners(grey, pts)
+
+
+def _order_corners(pts: np.ndarray) -> np.ndarray:
+    """Order four points as tl, tr, br, bl."""
+    c = pts.mean(axis=0)
+    ang = np.arctan2(pts[:, 1] - c[1], pts[:, 0] - c[0])
+    pts = pts[np.argsort(ang)]  # clockwise in image coords, starting near -180 deg (left)
+    start = int(np.argmin(pts.sum(axis=1)))  # top-left has the smallest x + y
+    return np.roll(pts, -start, axis=0)
+
+
+def _refine_corners(grey: np.ndarray, pts: np.ndarray) -> np.ndarray:
+    """Move each side of the quad onto the paper edge by fitting a line to edge points."""
+    h, w = grey.shape
+    blur = cv2.GaussianBlur(grey, (3, 3), 0)
+    gx = cv2.Sobel(blur, cv2.CV_32F, 1, 0, ksize=3)
+    gy = cv2.Sobel(blur, cv2.CV_32F, 0, 1, ksize=3)
+    lines = []
+    for i in range(4):
+        a, b = pts[i], pts[(i + 1) % 4]
+        d = b - a
+        length = float(np.hypot(*d))
+        if length < 20:
+            return pts
+        t = d / length
+        n = np.array([t[1], -t[0]])  # outward normal for a clockwise quad
+        found = []
+        for u in np.linspace(0.1, 0.9, 24):
+            p = a + u * d
+            best, best_g = None, 0.0
+            for off in range(-8, 9):
+                q = p + off * n
+                x, y = int(round(q[0])), int(round(q[1]))
+                if 0 <= x < w and 0 <= y < h:
+                    g = abs(gx[y, x] * n[0] + gy[y, x] * n[1])
+                    if g > best_g:
+                        best, best_g = q, g
+            if best is not None and best_g > 20:
+                found.append(best)
+        if len(found) < 8:
+            lines.append((a, t))
+            continue
+        vx, vy, x0, y0 = cv2.fitLine(np.array(found, np.float32), cv2.DIST_HUBER, 0, 0.01, 0.01).ravel()
+        lines.append((np.array([x0, y0], float), np.array([vx, vy], float)))
+    out = []
+    for i in range(4):
+        (p1, d1), (p2, d2) = lines[i - 1], lines[i]
+        m = np.array([d1, -d2]).T
+        if abs(np.linalg.det(m)) < 1e-6:
+            return pts
+        s = np.linalg.solve(m, p2 - p1)
+        out.append(p1 + s[0] * d1)
+    out = np.array(out)
+    if np.abs(out - pts).max() > 0.03 * max(h, w):
+        return pts
+    return out
+
+
+def _rectify(quad: np.ndarray) -> tuple[int, int, np.ndarray]:
+    """Homography taking the paper quad to an upright rectangle of the same scale."""
+    tl, tr, br, bl = quad
+    w = (np.hypot(*(tr - tl)) + np.hypot(*(br - bl))) / 2
+    h = (np.hypot(*(bl - tl)) + np.hypot(*(br - tr))) / 2
+    w, h = max(2, round(w)), max(2, round(h))
+    dst = np.array([[0, 0], [w - 1, 0], [w - 1, h - 1], [0, h - 1]], np.float64)
+    return w, h, cv2.getPerspectiveTransform(quad.astype(np.float32), dst.astype(np.float32))
+
+
+# --------------------------------------------------------------------------- skew
+def _ink(grey: np.ndarray) -> np.ndarray:
+    """Binary ink mask (255 = ink) robust to uneven lighting."""
+    h, w = grey.shape
+    k = max(15, round(max(h, w) / 40)) | 1
+    bg = cv2.dilate(grey, np.ones((k, k), np.uint8))
+    norm = cv2.divide(grey, bg, scale=255)
+    return np.where(norm < 170, 255, 0).astype(np.uint8)
+
+
+def dominant_angle(ink: np.ndarray) -> float:
+    """Angle (degrees, in (-45, 45]) by which the ruling lines are turned from the
+    axes (positive = clockwise on screen, y down); 0 when there is no ink."""
+    ys, xs = np.nonzero(ink)
+    if xs.size < 100:
+        return 0.0
+    if xs.size > 30_000:  # a fixed subsample keeps this fast and deterministic
+        step = xs.size // 30_000 + 1
+        xs, ys = xs[::step], ys[::step]
+    xs = xs.astype(np.float32) - ink.shape[1] / 2
+    ys = ys.astype(np.float32) - ink.shape[0] / 2
+    coarse = _best_angle(xs, ys, np.arange(-45.0, 45.0, 1.0))
+    mid = _best_angle(xs, ys, coarse + np.arange(-1.0, 1.01, 0.25))
+    fine = _best_angle(xs, ys, mid + np.arange(-0.25, 0.26, 0.05))
+    return float((fine + 45.0) % 90.0 - 45.0)
+
+
+def _best_angle(xs: np.ndarray, ys: np.ndarray, angles: np.ndarray) -> float:
+    """The candidate angle whose rotation makes the ink's row and column profiles sharpest."""
+    best, best_score = 0.0, -1.0
+    span = int(np.hypot(np.abs(xs).max(), np.abs(ys).max())) + 2
+    for a in angles:
+        t = math.radians(a)
+        c, s = math.cos(t), math.sin(t)
+        yr = (ys * c - xs * s + span).astype(np.int32)  # rotate points by -a
+        xr = (xs * c + ys * s + span).astype(np.int32)
+        hy = np.bincount(yr, minlength=2 * span)
+        hx = np.bincount(xr, minlength=2 * span)
+        score = float(np.dot(hy, hy) + np.dot(hx, hx))
+        if score > best_score:
+            best, best_score = float(a), score
+    return best
+
+
+def _rotation(angle: float, w: int, h: int) -> tuple[np.ndarray, int, int]:
+    """Homography undoing a rotation by ``angle`` degrees, onto a canvas holding it all."""
+    if abs(angle) < 0.01:
+        return np.eye(3), w, h
+    m = cv2.getRotationMatrix2D((w / 2, h / 2), angle, 1.0)
+    corners = np.array([[0, 0, 1], [w, 0, 1], [w, h, 1], [0, h, 1]], np.float64)
+    moved = corners @ m.T
+    x0, y0 = moved.min(axis=0)
+    x1, y1 = moved.max(axis=0)
+    m[:, 2] -= (x0, y0)
+    return np.vstack([m, [0, 0, 1]]), max(2, round(x1 - x0)), max(2, round(y1 - y0))
+
+
+# --------------------------------------------------------------------------- quarter turns
+def quarter_turns(ink: np.ndarray) -> int:
+    """How many quarter turns clockwise (0..3) make the level sheet upright.
+
+    Upright, the deal table's many rulings run horizontally, and the title, names and
+    winners lines sit above the ruled area."""
+    h, w = ink.shape
+    k = max(20, round(min(h, w) / 8))
+    horiz = cv2.morphologyEx(ink, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_RECT, (k, 1)))
+    vert = cv2.morphologyEx(ink, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_RECT, (1, k)))
+    n_h = _count_lines(horiz, axis=0)
+    n_v = _count_lines(vert, axis=1)
+    sideways = n_v > 1.5 * n_h if (n_h or n_v) else w > h
+    if sideways:
+        ruling = vert
+        ink_t = ink.T
+        ruling_t = ruling.T
+        # transposed, the seen image's left is on top: a title on the seen image's
+        # right (below, transposed) needs an anticlockwise turn, on its left a clockwise one
+        return 3 if _title_below(ink_t, ruling_t) else 1
+    return 2 if _title_below(ink, horiz) else 0
+
+
+def _count_lines(mask: np.ndarray, axis: int) -> int:
+    """Number of separate long lines: runs of the projection across ``axis``."""
+    prof = (mask > 0).sum(axis=1 - axis) > 0
+    return int(np.count_nonzero(np.diff(prof.astype(np.int8)) == 1))
+
+
+def _title_below(ink: np.ndarray, ruling: np.ndarray) -> bool:
+    """True when there is more non-ruling ink below the ruled area than above it."""
+    h = ink.shape[0]
+    margin = max(2, h // 30)  # paper edges and scanner borders are not rulings
+    rows = margin + np.flatnonzero((ruling[margin:h - margin] > 0).sum(axis=1) > 0)
+    if rows.size == 0:
+        return False
+    top, bottom = int(rows[0]), int(rows[-1])
+    text = (ink > 0) & (ruling == 0)
+    above = int(text[margin:max(margin, top - 2)].sum())
+    below = int(text[min(h - margin, bottom + 3):h - margin].sum())
+    return below > 1.5 * above and below > 0
+
+
+def _turn(turns: int, w: int, h: int) -> tuple[np.ndarray, int, int]:
+    """Homography turning a w x h image by ``turns`` quarter turns clockwise."""
+    if turns == 0:
+        return np.eye(3), w, h
+    if turns == 1:  # (x, y) -> (h - 1 - y, x)
+        return np.array([[0, -1, h - 1], [1, 0, 0], [0, 0, 1]], np.float64), h, w
+    if turns == 2:
+        return np.array([[-1, 0, w - 1], [0, -1, h - 1], [0, 0, 1]], np.float64), w, h
+    return np.array([[0, 1, 0], [-1, 0, w - 1], [0, 0, 1]], np.float64), h, w
+
+
+def _warp_original(img: np.ndarray, h_total: np.ndarray, size: tuple[int, int],
+                   shrink: float) -> np.ndarray:
+    """Warp ``img`` by ``h_total`` (which scales it by about ``shrink``), first shrinking
+    with area averaging so thin rulings do not alias away."""
+    h0, w0 = img.shape[:2]
+    src, pre = img, np.eye(3)
+    if shrink < 0.7:
+        f = min(1.0, shrink * 1.25)
+        src = cv2.resize(img, (max(1, round(w0 * f)), max(1, round(h0 * f))), interpolation=cv2.INTER_AREA)
+        pre = np.diag([src.shape[1] / w0, src.shape[0] / h0, 1.0])
+    h = h_total @ np.linalg.inv(pre)
+    return cv2.warpPerspective(src, h, size, flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT,
+                               borderValue=(255, 255, 255))
