@@ -1,0 +1,153 @@
+"""Batch runs with an injected fake reader: failures, reruns, time limits, audit, export."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import sqlite3
+
+from test_batch_fakes import consistent_rows, fake_reader, sheet_bytes, simple_reconciler
+
+from batch.audit import audit
+from batch.export import CSV_COLUMNS, write_csv
+from batch.inputs import collect_inputs
+from batch.ledger import LEDGER_NAME, Ledger
+from batch.runner import BatchOptions, run_batch
+
+GOOD = consistent_rows([(0, 370), (120, 0), (0, 60), (530, 0), (0, 0), (90, 100)])
+# deal 3: E/W cumulative written 440 where 370 + 60 = 430 (a players' mistake)
+WRONG = [r if r[0:1] != ("S",) else ("S", 0, 60, 120, 440) for r in GOOD]
+
+
+def run(inputs, out, **kw):
+    options = BatchOptions(out_dir=out, jobs=kw.pop("jobs", 2), progress=False, **kw)
+    return run_batch(collect_inputs(inputs, exclude=[out]), options, reader=fake_reader,
+                     reconciler=simple_reconciler)
+
+
+def make_inputs(folder):
+    folder.mkdir()
+    (folder / "a.png").write_bytes(sheet_bytes(GOOD))
+    (folder / "b.png").write_bytes(sheet_bytes(WRONG, names=("Ann / Bob", "Cy / Di")))
+    (folder / "c.png").write_bytes(sheet_bytes(GOOD, unsure={"2:cum_ns": [[120, 0.6], [170, 0.3]]},
+                                               names=("<script>x</script>", "E / W")))
+    (folder / "corrupt.png").write_bytes(b"\x89PNG\r\n\x1a\n garbage")
+    return folder
+
+
+def test_batch_records_failures_and_keeps_going(tmp_path):
+    inputs = make_inputs(tmp_path / "in")
+    out = tmp_path / "out"
+    summary = run([inputs], out)
+    assert (summary.sheets, summary.flagged, summary.review, summary.failed) == (3, 1, 1, 1)
+    assert "corrupt.png: " in summary.failures[0] and "not an image or PDF" in summary.failures[0]
+    with Ledger(out / LEDGER_NAME) as ledger:
+        rows = ledger.sheets()
+        assert ledger.counts() == {"scans": 4, "sheets": 3, "flagged": 1, "review": 1, "failed": 1}
+    by_name = {r.source.rsplit("/", 1)[1]: r for r in rows}
+    assert by_name["corrupt.png"].status == "failed"
+    assert "not an image or PDF" in by_name["corrupt.png"].error
+    flags = by_name["b.png"].result["flags"]
+    assert [(f["deal"], f["kind"], f["side"], f["written"], f["expected"]) for f in flags] == \
+        [(3, "cumulative", "ew", 440, 430), (4, "cumulative", "ew", 430, 440)]
+    # per-sheet outputs: CONTRACT object + explanations, page, picture
+    sid = by_name["b.png"].sheet_id
+    obj = json.loads((out / "sheets" / f"{sid}.json").read_text())
+    assert obj["totals"] == {"ns": 740, "ew": 530} and obj["winners"] == "ns"
+    assert obj["rows"][2] == {"deal": 3, "dealer": "S", "ns": 0, "ew": 60, "cum_ns": 120, "cum_ew": 440,
+                              "confidence": {"ns": 0.99, "ew": 0.99, "cum_ns": 0.99, "cum_ew": 0.99}}
+    assert obj["explanations"]["3"] == [{"text": "deal 3 scored"}]
+    assert (out / "sheets" / f"{sid}.html").is_file() and (out / "sheets" / f"{sid}.jpg").is_file()
+    report = (out / "report.html").read_text()
+    assert "corrupt.png" in report and "not an image or PDF" in report
+    assert "&lt;script&gt;x&lt;/script&gt;" in report and "<script>" not in report
+    # no temp files left behind
+    assert not [p for p in out.rglob("*.tmp")]
+
+
+def test_rerun_skips_by_hash_and_force_redoes(tmp_path):
+    inputs = make_inputs(tmp_path / "in")
+    out = tmp_path / "out"
+    run([inputs], out)
+    (inputs / "copy-of-a.png").write_bytes((inputs / "a.png").read_bytes())  # same content
+    again = run([inputs], out)
+    assert (again.sheets, again.already, again.scans) == (0, 5, 0)
+    forced = run([inputs], out, force=True)
+    assert (forced.sheets, forced.failed, forced.duplicates) == (3, 1, 1)
+    with Ledger(out / LEDGER_NAME) as ledger:
+        assert ledger.counts()["scans"] == 4  # replaced, not duplicated
+
+
+def test_time_limit_and_crashed_worker_are_failures(tmp_path):
+    folder = tmp_path / "in"
+    folder.mkdir()
+    (folder / "slow.png").write_bytes(b"SLEEP 30")
+    (folder / "crash.png").write_bytes(b"CRASH")
+    (folder / "ok.png").write_bytes(sheet_bytes(GOOD))
+    summary = run([folder], tmp_path / "out", timeout=1.5)
+    assert summary.sheets == 1 and summary.failed == 2
+    assert summary.seconds < 15
+    text = "\n".join(summary.failures)
+    assert "slow.png: time limit exceeded (1.5 s)" in text
+    assert "crash.png: worker process died" in text
+
+
+def test_one_job_runs_in_order(tmp_path):
+    summary = run([make_inputs(tmp_path / "in")], tmp_path / "out", jobs=1)
+    assert summary.sheets == 3 and summary.peak_worker_rss_mb > 10
+
+
+def test_audit_changes_results_when_house_rule_changes(tmp_path):
+    folder = tmp_path / "in"
+    folder.mkdir()
+    # last deal: both sides scored (part-score bonus to each side under "each")
+    (folder / "m.png").write_bytes(sheet_bytes(consistent_rows([(0, 370), (120, 0), (100, 100)])))
+    out = tmp_path / "out"
+    run([folder], out, unfinished="each", partscore=100)
+    result = audit(out, unfinished="ahead", reconciler=simple_reconciler)
+    assert result.sheets == 1 and result.changed_sheets == 1
+    assert any("flag added: deal 3: both sides took" in c for c in result.changes)
+    with Ledger(out / LEDGER_NAME) as ledger:
+        (sheet,) = ledger.sheets()
+        assert ledger.get_setting("rules") == {"unfinished": "ahead", "partscore": 100}
+    assert sheet.rules == {"unfinished": "ahead", "partscore": 100}
+    assert [f["kind"] for f in sheet.result["flags"]] == ["score"]
+    assert json.loads((out / "sheets" / f"{sheet.sheet_id}.json").read_text())["flags"][0]["deal"] == 3
+    assert "both sides took" in (out / "report.html").read_text() + \
+        (out / "sheets" / f"{sheet.sheet_id}.html").read_text()
+    back = audit(out, unfinished="each", reconciler=simple_reconciler)
+    assert back.changed_sheets == 1 and "flag removed" in back.changes[0]
+    assert audit(out, reconciler=simple_reconciler).changed_sheets == 0
+
+
+def test_export_csv_one_row_per_match_and_failures(tmp_path):
+    out = tmp_path / "out"
+    run([make_inputs(tmp_path / "in")], out)
+    buf = io.StringIO()
+    with Ledger(out / LEDGER_NAME) as ledger:
+        assert write_csv(ledger, buf) == 4
+    rows = list(csv.DictReader(io.StringIO(buf.getvalue())))
+    assert tuple(rows[0]) == CSV_COLUMNS
+    by = {r["source"].rsplit("/", 1)[1]: r for r in rows}
+    b = by["b.png"]
+    assert (b["names_ns"], b["names_ew"], b["winners"], b["total_ns"], b["total_ew"], b["margin"],
+            b["flags"], b["reviews"], b["status"]) == ("Ann / Bob", "Cy / Di", "ns", "740", "530",
+                                                       "210", "2", "0", "ok")
+    assert "deal 3: ew cumulative 440" in b["flag_messages"]
+    assert by["c.png"]["reviews"] == "1"
+    assert by["corrupt.png"]["status"] == "failed" and by["corrupt.png"]["error"]
+
+
+def test_ledger_schema_and_stored_reading_round_trip(tmp_path):
+    out = tmp_path / "out"
+    run([make_inputs(tmp_path / "in")], out)
+    db = sqlite3.connect(out / LEDGER_NAME)
+    tables = {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+    assert {"schema_version", "scans", "sheets", "readings", "matches", "flags", "reviews"} <= tables
+    assert db.execute("SELECT version FROM schema_version").fetchall() == [(1,)]
+    (stored,) = [json.loads(r[0]) for r in db.execute(
+        "SELECT reading FROM readings JOIN sheets ON sheets.id = readings.sheet_id "
+        "JOIN scans ON scans.id = sheets.scan_id WHERE scans.source LIKE '%c.png'")]
+    assert stored["rows"][1]["cells"]["cum_ns"]["candidates"] == [[120, 0.6], [170, 0.3]]
+    db.close()

@@ -1,0 +1,123 @@
+"""Test doubles for the batch tests: a fake page reader and a simple reconciler.
+
+The fake reader understands tiny text "scans": ``SHEET {json}`` becomes one page with
+a SheetReading and a drawn Table; ``SLEEP s`` sleeps; ``CRASH`` kills the worker
+process; anything else is an unreadable file.  It is injected into the runner as a
+parameter (no monkeypatching of production code).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from ocr.data import CellImage, Page, StraightPage, Table
+from ocr.pipeline import PageOutcome
+from scoring.sheet import (
+    NUMBER_COLUMNS,
+    CellReading,
+    Flag,
+    ReconciledRow,
+    ReconciledSheet,
+    ReviewItem,
+    RowReading,
+    SheetReading,
+)
+
+ROW_H, TOP, COL_X, COL_W = 40, 160, (60, 160, 330, 500, 670), (90, 160, 160, 160, 160)
+COLS = ("dealer",) + NUMBER_COLUMNS
+
+
+def sheet_bytes(rows: list[tuple], names=("Smith / Jones", "Brown / Reid"), unsure: dict | None = None,
+                pad: int = 0) -> bytes:
+    """A fake scan: rows of (dealer, ns, ew, cum_ns, cum_ew); unsure maps "deal:col" to candidates."""
+    spec = {"rows": rows, "names": list(names), "unsure": unsure or {}}
+    return b"SHEET " + json.dumps(spec).encode() + b" " * pad
+
+
+def consistent_rows(scores: list[tuple[int, int]]) -> list[tuple]:
+    """Rows with correct cumulative columns for per-deal (ns, ew) scores."""
+    rows, cn, ce = [], 0, 0
+    for i, (ns, ew) in enumerate(scores):
+        cn, ce = cn + ns, ce + ew
+        rows.append(("NESW"[i % 4], ns, ew, cn, ce))
+    return rows
+
+
+def make_reading(source: str, spec: dict) -> SheetReading:
+    rows = []
+    for i, values in enumerate(spec["rows"]):
+        deal = i + 1
+        cells = {}
+        for col, v in zip(COLS, values, strict=True):
+            cands = spec["unsure"].get(f"{deal}:{col}")
+            cells[col] = CellReading([tuple(c) for c in cands] if cands else [(v, 0.99)], blank=v == 0)
+        rows.append(RowReading(deal, cells))
+    ns, ew = spec["names"]
+    return SheetReading(source=source, rows=rows, names={"ns": ns, "ew": ew})
+
+
+def make_table(source: str, n_rows: int) -> Table:
+    h, w = TOP + ROW_H * (n_rows + 1) + 60, 900
+    img = np.full((h, w, 3), 250, np.uint8)
+    cells = []
+    for r in range(n_rows):
+        y = TOP + r * ROW_H
+        for col, x, cw in zip(COLS, COL_X, COL_W, strict=True):
+            cv2.rectangle(img, (x, y), (x + cw, y + ROW_H), (40, 40, 40), 1)
+            cv2.putText(img, str(r + 1), (x + 8, y + 28), cv2.FONT_HERSHEY_SIMPLEX, 0.7, (90, 60, 20), 2)
+            cells.append(CellImage(key=col, row=str(r + 1), image=np.full((ROW_H, cw), 255, np.uint8),
+                                   quad=np.zeros((4, 2), np.float32), box=(x, y, cw, ROW_H)))
+    page = Page(source=source, index=0, image=img)
+    return Table(straight=StraightPage(page=page, image=img, to_original=np.eye(3)), cells=cells)
+
+
+def fake_reader(path: str | None, data: bytes | None = None, name: str | None = None):
+    source = name or str(path)
+    raw = data if data is not None else Path(path).read_bytes()
+    if raw.startswith(b"SLEEP"):
+        time.sleep(float(raw.split()[1]))
+    if raw.startswith(b"CRASH"):
+        os._exit(9)
+    if not raw.startswith(b"SHEET"):
+        yield PageOutcome(source=source, page=0, error=f"{source}: not an image or PDF file")
+        return
+    spec = json.loads(raw[6:].strip())
+    yield PageOutcome(source=source, page=0, reading=make_reading(source, spec),
+                      table=make_table(source, len(spec["rows"])))
+
+
+def simple_reconciler(reading: SheetReading, rules=None) -> ReconciledSheet:
+    """Best candidates, cumulative-arithmetic flags, review below 0.9, and one house-rule
+    dependent check: under unfinished="ahead" a last deal where both sides score is flagged."""
+    out_rows, flags, review = [], [], []
+    cn = ce = 0
+    for row in reading.rows:
+        values = {c: row.cells[c].best for c in COLS}
+        conf = {c: row.cells[c].confidence for c in NUMBER_COLUMNS}
+        for c in NUMBER_COLUMNS:
+            if conf[c] < 0.9:
+                review.append(ReviewItem(row.deal, c, row.cells[c].candidates, "unsure reading"))
+        for side, prev in (("ns", cn), ("ew", ce)):
+            expected = prev + int(values[side] or 0)
+            if values[f"cum_{side}"] != expected:
+                flags.append(Flag("cumulative", f"deal {row.deal}: {side} cumulative "
+                                  f"{values[f'cum_{side}']}, but {prev} + {values[side]} = {expected}",
+                                  deal=row.deal, side=side, written=values[f"cum_{side}"],
+                                  expected=expected))
+        cn, ce = int(values["cum_ns"] or 0), int(values["cum_ew"] or 0)
+        out_rows.append(ReconciledRow(row.deal, values, conf))
+    last = reading.rows[-1] if reading.rows else None
+    if rules is not None and rules.unfinished == "ahead" and last is not None \
+            and last.cells["ns"].best and last.cells["ew"].best:
+        flags.append(Flag("score", f"deal {last.deal}: both sides took an unfinished-rubber bonus",
+                          deal=last.deal, side="ew"))
+    winners = None if cn == ce else ("ns" if cn > ce else "ew")
+    return ReconciledSheet(source=reading.source, rows=out_rows, totals={"ns": cn, "ew": ce},
+                           names=dict(reading.names), winners=winners, flags=flags, review=review,
+                           explanations={r.deal: [{"text": f"deal {r.deal} scored"}] for r in reading.rows})
