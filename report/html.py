@@ -168,9 +168,9 @@ def _table(result: dict, flagged: set, review: set) -> str:
             tds.append(f'<td class="{state}" title="{e(tip)}">{e(shown)}</td>')
         body.append(f"<tr><th>{e(row)}</th>{''.join(tds)}</tr>")
     totals = result.get("totals") or {}
-    body.append(f"<tr><th>Total</th><td></td><td class=\"{cell_state('total', 'ns', flagged, review)}\">"
-                f"{e(totals.get('ns'))}</td><td class=\"{cell_state('total', 'ew', flagged, review)}\">"
-                f"{e(totals.get('ew'))}</td><td></td><td></td></tr>")
+    total_tds = "".join(f'<td class="{cell_state("total", f"cum_{side}", flagged, review)}">'
+                        f"{e(totals.get(side))}</td>" for side in ("ns", "ew"))
+    body.append(f"<tr><th>Total</th><td></td><td></td><td></td>{total_tds}</tr>")
     return f"<h2>The table as read</h2><table>{head}{''.join(body)}</table>"
 
 
