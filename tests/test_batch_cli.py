@@ -1,0 +1,151 @@
+"""The batch/audit/export commands' exit codes, atomic writes, and Ctrl-C keeping finished work."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+
+import cli
+from batch.atomic import atomic_write_bytes, atomic_write_json
+from batch.ledger import LEDGER_NAME, Ledger
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_missing_input_is_bad_usage(tmp_path, capsys):
+    assert cli.main(["batch", str(tmp_path / "nope.png"), "--out", str(tmp_path / "out")]) == 2
+    assert "no such file or folder" in capsys.readouterr().err
+
+
+def test_unusable_output_folder_is_bad_usage(tmp_path, capsys):
+    blocker = tmp_path / "file"
+    blocker.write_text("x")
+    (tmp_path / "a.png").write_bytes(b"x")
+    assert cli.main(["batch", str(tmp_path / "a.png"), "--out", str(blocker / "out")]) == 2
+    assert "cannot use output folder" in capsys.readouterr().err
+
+
+def test_failed_inputs_exit_3_and_are_listed(tmp_path, capsys):
+    bad = tmp_path / "in"
+    bad.mkdir()
+    (bad / "empty.png").write_bytes(b"")
+    (bad / "junk.jpg").write_bytes(b"this is not a picture")
+    out = tmp_path / "out"
+    assert cli.main(["batch", str(bad), "--out", str(out), "--quiet", "--jobs", "1"]) == 3
+    captured = capsys.readouterr()
+    assert "empty.png" in captured.err and "junk.jpg" in captured.err
+    assert "0 sheets read" in captured.err and "2 failed" in captured.err
+    assert captured.out.strip() == f"report: {out / 'report.html'}"
+    with Ledger(out / LEDGER_NAME) as ledger:
+        errors = {Path(s.source).name: s.error for s in ledger.sheets()}
+    assert errors["empty.png"] and errors["junk.jpg"]
+    # export lists the failures too, to stdout or a file
+    assert cli.main(["export", str(out)]) == 0
+    lines = capsys.readouterr().out.strip().splitlines()
+    assert lines[0].startswith("source,page,date,sender") and len(lines) == 3
+    assert cli.main(["export", str(out), "--output", str(tmp_path / "x.csv")]) == 0
+    assert (tmp_path / "x.csv").read_text().splitlines() == lines
+    # rerun: nothing new to do, the failures are still failures in the ledger
+    assert cli.main(["batch", str(bad), "--out", str(out), "--quiet"]) == 0
+    assert "2 already done" in capsys.readouterr().err
+
+
+def test_audit_and_export_need_a_batch_folder(tmp_path, capsys):
+    assert cli.main(["audit", str(tmp_path)]) == 2
+    assert cli.main(["export", str(tmp_path)]) == 2
+    assert "ledger.sqlite" in capsys.readouterr().err
+    (tmp_path / LEDGER_NAME).write_text("not sqlite at all " * 100)
+    assert cli.main(["audit", str(tmp_path)]) == 2
+    assert "not a usable ledger" in capsys.readouterr().err
+
+
+def test_atomic_write_failure_keeps_the_old_file(tmp_path, monkeypatch):
+    target = tmp_path / "r.json"
+    atomic_write_json(target, {"v": 1})
+
+    def broken_replace(src, dst):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(os, "replace", broken_replace)
+    with pytest.raises(OSError):
+        atomic_write_json(target, {"v": 2})
+    assert json.loads(target.read_text()) == {"v": 1}
+    assert [p.name for p in tmp_path.iterdir()] == ["r.json"]
+
+
+def test_atomic_write_killed_midway_never_leaves_a_partial_file(tmp_path):
+    target = tmp_path / "big.bin"
+    size = 8_000_000
+    code = textwrap.dedent(f"""
+        import sys; sys.path.insert(0, {str(ROOT)!r})
+        from batch.atomic import atomic_write_bytes
+        i = 0
+        while True:
+            atomic_write_bytes({str(target)!r}, (b"ab"[i % 2:i % 2 + 1]) * {size})
+            i += 1
+    """)
+    proc = subprocess.Popen([sys.executable, "-c", code])
+    try:
+        deadline = time.monotonic() + 20
+        while not target.exists() and time.monotonic() < deadline:
+            time.sleep(0.01)
+        time.sleep(0.3)
+    finally:
+        proc.kill()
+        proc.wait()
+    data = target.read_bytes()
+    assert len(data) == size and data in (b"a" * size, b"b" * size)
+    atomic_write_bytes(target, b"done")
+    assert target.read_bytes() == b"done"
+
+
+def test_ctrl_c_keeps_finished_sheets_and_exits_130(tmp_path):
+    folder = tmp_path / "in"
+    folder.mkdir()
+    script = textwrap.dedent(f"""
+        import sys
+        sys.path[:0] = [{str(ROOT)!r}, {str(ROOT / 'tests')!r}]
+        from test_batch_fakes import consistent_rows, fake_reader, sheet_bytes, simple_reconciler
+        from batch.inputs import collect_inputs
+        from batch.runner import BatchOptions, run_batch
+        s = run_batch(collect_inputs([{str(folder)!r}]),
+                      BatchOptions(out_dir={str(tmp_path / 'out')!r}, jobs=2, progress=False),
+                      reader=fake_reader, reconciler=simple_reconciler)
+        print(s.line(), flush=True)
+        sys.exit(130 if s.interrupted else 0)
+    """)
+    sys.path.insert(0, str(ROOT / "tests"))
+    from test_batch_fakes import consistent_rows, sheet_bytes
+
+    (folder / "a-fast.png").write_bytes(sheet_bytes(consistent_rows([(0, 370), (120, 0)])))
+    for i in range(3):
+        (folder / f"b-slow{i}.png").write_bytes(b"SLEEP 60 " + str(i).encode())
+    proc = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True,
+                            start_new_session=True)
+    ledger_path = tmp_path / "out" / LEDGER_NAME
+    try:
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            if ledger_path.exists():
+                with Ledger(ledger_path) as ledger:
+                    if ledger.counts()["sheets"] == 1:
+                        break
+            time.sleep(0.1)
+        os.killpg(proc.pid, signal.SIGINT)  # like Ctrl-C in a terminal: the whole group
+        out, _ = proc.communicate(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 130
+    assert out.startswith("interrupted: 1 sheets read")
+    with Ledger(ledger_path) as ledger:
+        assert ledger.counts()["sheets"] == 1
+    assert "a-fast.png" in (tmp_path / "out" / "report.html").read_text()
