@@ -1,0 +1,61 @@
+"""Cell images: paper-normalised grey, ruling lines removed, outlines on the original page."""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+
+Box = tuple[int, int, int, int]  # x, y, w, h
+
+
+def paper_grey(bgr: np.ndarray) -> np.ndarray:
+    """Grey image with the paper at ~255 and ink dark, whatever the ink colour or lighting.
+
+    The darkest channel keeps blue, red and black ink all dark; dividing by a local
+    estimate of the paper brightness removes shadows and uneven lighting."""
+    if bgr.ndim == 3:
+        b, g, r = cv2.split(bgr)
+        grey = cv2.min(cv2.min(b, g), r)
+    else:
+        grey = bgr
+    h, w = grey.shape
+    f = 8
+    small = cv2.resize(grey, (max(1, w // f), max(1, h // f)), interpolation=cv2.INTER_AREA)
+    k = max(5, round(max(small.shape) / 60)) | 1
+    bg = cv2.dilate(small, np.ones((k, k), np.uint8))
+    bg = cv2.blur(bg, (k, k))
+    bg = cv2.resize(bg, (w, h), interpolation=cv2.INTER_LINEAR)
+    return cv2.divide(grey, np.maximum(bg, 1), scale=255)
+
+
+def ink_mask(grey: np.ndarray, threshold: int = 170) -> np.ndarray:
+    """255 where ``grey`` (from :func:`paper_grey`) is ink."""
+    return np.where(grey < threshold, 255, 0).astype(np.uint8)
+
+
+def clean_region(grey: np.ndarray, rulings: np.ndarray, box: Box, band: int) -> np.ndarray:
+    """Crop ``box`` from ``grey`` with the ruling pixels (``rulings`` > 0) painted white,
+    except where a handwritten stroke crosses a ruling (ink on both sides within
+    ``band`` pixels, about the ruling zone's thickness): there the stroke is kept."""
+    x, y, w, h = box
+    g = grey[y:y + h, x:x + w]
+    r = rulings[y:y + h, x:x + w] > 0
+    if not r.any():
+        return g.copy()
+    ink = g < 170
+    kept = (ink & ~r).astype(np.uint8)
+    # strokes crossing a ruling: ink on both sides of it, joined through it
+    k = 2 * band + 1
+    bridge_v = cv2.morphologyEx(kept, cv2.MORPH_CLOSE, np.ones((k, 1), np.uint8)) > 0
+    bridge_h = cv2.morphologyEx(kept, cv2.MORPH_CLOSE, np.ones((1, k), np.uint8)) > 0
+    restore = r & ink & (bridge_v | bridge_h)
+    out = g.copy()
+    out[r & ~restore] = 255
+    return out
+
+
+def box_quad(box: Box, to_original: np.ndarray) -> np.ndarray:
+    """The corners (tl, tr, br, bl) of ``box`` mapped onto the original page image."""
+    x, y, w, h = box
+    pts = np.array([[[x, y], [x + w, y], [x + w, y + h], [x, y + h]]], np.float64)
+    return cv2.perspectiveTransform(pts, to_original)[0].astype(np.float32)

@@ -1,0 +1,378 @@
+"""Find the deal table on a straightened sheet and cut it into cells.
+
+No pixel positions of any one printing are assumed.  The rulings are found with
+long morphological openings; the cells are the blobs of paper they enclose; a
+deal row is a chain of six side-by-side blobs, and the deal table is the largest
+stack of such rows sharing the same column boundaries (a scoring table printed
+beside it has a different structure and is ignored).  Rows are then named by
+their printed deal numbers, read with one batched Tesseract call, and the
+columns are checked against the printed headers read in the same call.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from ocr.cells import box_quad, clean_region, ink_mask, paper_grey
+from ocr.data import DEAL_COLUMNS, TEXT_FIELDS, CellImage, InputError, StraightPage, Table
+from ocr.printed import read_printed
+
+NOT_FOUND = "no summary score table found"
+N_COLS = 1 + len(DEAL_COLUMNS)  # the printed deal-number column, then DEAL_COLUMNS
+DEALS = 30
+ANALYSIS = 2  # rulings and cells are found at 1/ANALYSIS of the straight resolution
+
+
+@dataclass
+class Blob:
+    """A paper region enclosed by rulings (a candidate cell), on the straight image."""
+
+    x0: int
+    y0: int
+    x1: int  # exclusive
+    y1: int  # exclusive
+
+    @property
+    def h(self) -> int:
+        return self.y1 - self.y0
+
+    @property
+    def cx(self) -> float:
+        return (self.x0 + self.x1) / 2
+
+    @property
+    def cy(self) -> float:
+        return (self.y0 + self.y1) / 2
+
+
+Row = list[Blob]  # N_COLS cells, left to right
+
+
+@dataclass
+class Rulings:
+    horiz: np.ndarray  # 255 on horizontal ruling pixels
+    vert: np.ndarray  # 255 on vertical ruling pixels
+    px_mm: float  # pixels per millimetre of the sheet (estimated)
+
+    @property
+    def both(self) -> np.ndarray:
+        return cv2.bitwise_or(self.horiz, self.vert)
+
+
+def find_table(straight: StraightPage) -> Table:
+    """Locate the deal table on ``straight`` and return its cells (see ocr.data.Table)."""
+    img = straight.image
+    page = straight.page
+    src = page.source + (f" page {page.index + 1}" if page.index else "")
+    if img is None or img.ndim < 2 or min(img.shape[:2]) < 100:
+        raise InputError(f"{src}: page image too small")
+    grey = paper_grey(img)
+    ink = ink_mask(grey)
+    h, w = ink.shape
+    half = cv2.resize(ink, (w // ANALYSIS, h // ANALYSIS), interpolation=cv2.INTER_AREA)
+    rulings = find_rulings(np.where(half >= 60, 255, 0).astype(np.uint8))
+    blobs = cell_blobs(rulings)
+    px_mm = rulings.px_mm * ANALYSIS
+    rows = deal_rows(blobs, px_mm)
+    if len(rows) < DEALS // 2:
+        raise InputError(f"{src}: {NOT_FOUND} (no ruled table of deal rows)")
+    rows = fill_gaps(rows)
+    total = total_row(blobs, rows)
+    header = header_box(blobs, rows)
+    last = total or rows[-1]
+    x0, x1 = rows[0][0].x0, rows[0][-1].x1
+    y0, y1 = (header[1] if header is not None else rows[0][0].y0), last[-1].y1
+
+    # rulings removed once over the whole table, cells cut from that
+    margin = max(2, round(0.6 * px_mm))
+    zone = _full_res(rulings.both, (w, h))
+    zone = cv2.bitwise_and(zone, cv2.dilate(ink, np.ones((3, 3), np.uint8)))
+    band = max(3, round(0.6 * px_mm))
+    rx0, ry0 = max(0, x0 - 2 * margin), max(0, y0 - 2 * margin)
+    rx1, ry1 = min(w, x1 + 2 * margin), min(h, y1 + 2 * margin)
+    region = (rx0, ry0, rx1 - rx0, ry1 - ry0)
+    clean = clean_region(grey, zone, region, band)
+
+    def crop(b: tuple[int, int, int, int]) -> np.ndarray:
+        bx, by, bw, bh = b
+        return clean[by - ry0:by - ry0 + bh, bx - rx0:bx - rx0 + bw]
+
+    header_img = crop(header) if header is not None else None
+    printed = read_printed(header_img, [crop(_inner(r[0])) for r in rows])
+    labels = name_rows(printed.labels)
+    if labels is None:
+        raise InputError(f"{src}: {NOT_FOUND} (the printed deal numbers 1-{DEALS} were not read)")
+    order = column_order(printed.header_words, header)
+
+    cells: list[CellImage] = []
+    to_orig = straight.to_original
+    for row, label in zip(rows, labels, strict=True):
+        if label is not None:
+            cells.extend(_cell(crop, b, key, label, margin, region, to_orig)
+                         for key, b in zip(order, row[1:], strict=True))
+    if total is not None:
+        cells.extend(_cell(crop, b, key, "total", margin, region, to_orig)
+                     for key, b in zip(order[1:], total[1:], strict=True))
+    cells.extend(text_fields(grey, zone, rulings, rows, to_orig))
+
+    table_quad = box_quad((x0, y0, x1 - x0, y1 - y0), to_orig)
+    layout = "summary+scoring" if _has_table_beside(blobs, x1, y0, y1) else "summary"
+    return Table(straight=straight, cells=cells, layout=layout, has_total_row=total is not None,
+                 table_quad=table_quad)
+
+
+def _full_res(mask: np.ndarray, size: tuple[int, int]) -> np.ndarray:
+    return cv2.resize(mask, size, interpolation=cv2.INTER_NEAREST)
+
+
+# --------------------------------------------------------------------------- rulings
+def find_rulings(ink: np.ndarray) -> Rulings:
+    """Long horizontal and vertical strokes of ``ink`` (rulings), tolerant of a slight
+    tilt or curvature and of small breaks."""
+    h, w = ink.shape
+    px_mm = max(h, w) / 297.0  # the sheet fills the straight image; A4 long side
+    hk, vk = round(25 * px_mm), round(25 * px_mm)
+    gap = max(3, round(0.8 * px_mm)) | 1
+    rect = cv2.getStructuringElement
+    # thicken across the line so a slightly tilted line stays inside one kernel row
+    tilt = 3
+    hz = cv2.dilate(ink, rect(cv2.MORPH_RECT, (1, tilt)))
+    hz = cv2.morphologyEx(hz, cv2.MORPH_CLOSE, rect(cv2.MORPH_RECT, (gap, 1)))
+    hz = cv2.morphologyEx(hz, cv2.MORPH_OPEN, rect(cv2.MORPH_RECT, (hk, 1)))
+    vt = cv2.dilate(ink, rect(cv2.MORPH_RECT, (tilt, 1)))
+    vt = cv2.morphologyEx(vt, cv2.MORPH_CLOSE, rect(cv2.MORPH_RECT, (1, gap)))
+    vt = cv2.morphologyEx(vt, cv2.MORPH_OPEN, rect(cv2.MORPH_RECT, (1, vk)))
+    return Rulings(horiz=hz, vert=vt, px_mm=px_mm)
+
+
+def cell_blobs(rulings: Rulings) -> list[Blob]:
+    """Paper regions enclosed by rulings whose size and shape fit a table cell, in
+    straight-image pixels (rulings are found at 1/ANALYSIS resolution)."""
+    free = cv2.bitwise_not(rulings.both)
+    n, _, stats, _ = cv2.connectedComponentsWithStats(free, connectivity=4)
+    mm = rulings.px_mm
+    x, y, w, h, area = (stats[:, i] for i in range(5))
+    keep = ((h >= 3.5 * mm) & (h <= 18 * mm) & (w >= 4 * mm) & (w <= 80 * mm)
+            & (area >= 0.8 * w * h))
+    k = ANALYSIS
+    return [Blob(int(x[i]) * k, int(y[i]) * k, int(x[i] + w[i]) * k, int(y[i] + h[i]) * k)
+            for i in np.flatnonzero(keep)]
+
+
+# --------------------------------------------------------------------------- grid
+def _right_neighbours(blobs: list[Blob], gap: float) -> list[int | None]:
+    """For each blob, the index of the blob directly to its right in the same row."""
+    if not blobs:
+        return []
+    b = np.array([(q.x0, q.y0, q.x1, q.y1) for q in blobs], np.float64)
+    dx = b[None, :, 0] - b[:, None, 2]  # candidate's left edge minus this right edge
+    overlap = np.minimum(b[:, None, 3], b[None, :, 3]) - np.maximum(b[:, None, 1], b[None, :, 1])
+    hmin = np.minimum(b[:, None, 3] - b[:, None, 1], b[None, :, 3] - b[None, :, 1])
+    ok = (dx >= 0) & (dx <= gap) & (overlap >= 0.6 * hmin)
+    score = np.where(ok, overlap / np.maximum(hmin, 1) - dx / (gap + 1), -np.inf)
+    best = np.argmax(score, axis=1)
+    return [int(best[i]) if ok[i].any() else None for i in range(len(blobs))]
+
+
+def chains(blobs: list[Blob], gap: float) -> list[list[Blob]]:
+    """Maximal left-to-right chains of touching cells (one per printed row segment)."""
+    right = _right_neighbours(blobs, gap)
+    has_left = {j for j in right if j is not None}
+    out = []
+    for i in range(len(blobs)):
+        if i in has_left:
+            continue
+        chain, j, seen = [], i, set()
+        while j is not None and j not in seen:
+            seen.add(j)
+            chain.append(blobs[j])
+            j = right[j]
+        out.append(chain)
+    return out
+
+
+def deal_rows(blobs: list[Blob], px_mm: float) -> list[Row]:
+    """The rows of the deal table, top to bottom: the largest set of six-cell chains
+    that share column boundaries."""
+    gap = max(6.0, 2.0 * px_mm)
+    cand = [c[:N_COLS] for c in chains(blobs, gap) if len(c) == N_COLS]
+    if not cand:
+        return []
+    bounds = np.array([[b.x0 for b in c] + [c[-1].x1] for c in cand], np.float64)
+    tol = max(6.0, 2.0 * px_mm)
+    close = (np.abs(bounds[:, None, :] - bounds[None, :, :]).max(axis=2) <= tol)
+    ref = int(np.argmax(close.sum(axis=1)))
+    rows = [cand[i] for i in np.flatnonzero(close[ref])]
+    rows.sort(key=lambda r: np.median([b.cy for b in r]))
+    return [_tidy(r) for r in rows]
+
+
+def _tidy(row: Row) -> Row:
+    """Clip cells that spilled into a neighbouring row (a broken ruling) to the row's band."""
+    y0 = int(np.median([b.y0 for b in row]))
+    y1 = int(np.median([b.y1 for b in row]))
+    return [Blob(b.x0, max(b.y0, y0), b.x1, min(b.y1, y1)) if b.h > 1.4 * (y1 - y0) else b
+            for b in row]
+
+
+def fill_gaps(rows: list[Row]) -> list[Row]:
+    """Insert rows missed between found ones (e.g. a ruling lost to a scan dropout)."""
+    cys = np.array([np.median([b.cy for b in r]) for r in rows])
+    pitch = float(np.median(np.diff(cys))) if len(rows) > 1 else 0.0
+    if pitch <= 0:
+        return rows
+    out = [rows[0]]
+    for prev, nxt, d in zip(rows, rows[1:], np.diff(cys), strict=False):
+        missing = round(d / pitch) - 1
+        for k in range(1, missing + 1):
+            t = k / (missing + 1)
+            out.append([_lerp(a, b, t) for a, b in zip(prev, nxt, strict=True)])
+        out.append(nxt)
+    return out
+
+
+def _lerp(a: Blob, b: Blob, t: float) -> Blob:
+    pa, pb = (a.x0, a.y0, a.x1, a.y1), (b.x0, b.y0, b.x1, b.y1)
+    return Blob(*(round(p + t * (q - p)) for p, q in zip(pa, pb, strict=True)))
+
+
+def column_bounds(rows: list[Row]) -> list[tuple[int, int]]:
+    """Median left/right edge of each of the N_COLS columns."""
+    return [(int(np.median([r[i].x0 for r in rows])), int(np.median([r[i].x1 for r in rows])))
+            for i in range(N_COLS)]
+
+
+def total_row(blobs: list[Blob], rows: list[Row]) -> Row | None:
+    """The printed Total row under the last deal, when there is one: a label cell spanning
+    the deal-number and dealer columns, then the four score columns."""
+    last = rows[-1]
+    pitch = float(np.median([r[0].h for r in rows]))
+    cols = column_bounds(rows)
+    tol = max(4.0, 0.25 * pitch)
+    label = next((b for b in blobs if abs(b.x0 - cols[0][0]) <= tol and abs(b.x1 - cols[1][1]) <= tol
+                  and 0 <= b.y0 - last[0].y1 <= 0.8 * pitch and b.h <= 2.2 * pitch), None)
+    if label is None:
+        return None
+    out: Row = [label]
+    for i in range(2, N_COLS):
+        c = next((b for b in blobs if abs(b.x0 - cols[i][0]) <= tol and abs(b.x1 - cols[i][1]) <= tol
+                  and abs(b.cy - label.cy) <= 0.4 * label.h), None)
+        if c is None:
+            return None
+        out.append(c)
+    return out
+
+
+def header_box(blobs: list[Blob], rows: list[Row]) -> tuple[int, int, int, int] | None:
+    """The printed header band above the first deal row, as (x, y, w, h)."""
+    first = rows[0]
+    pitch = float(np.median([r[0].h for r in rows]))
+    above = [b for b in blobs if b.y1 <= first[0].y0 + 2 and first[0].y0 - b.y1 <= 0.6 * pitch
+             and b.x0 >= first[0].x0 - pitch and b.x1 <= first[-1].x1 + pitch]
+    top = min((b.y0 for b in above), default=round(first[0].y0 - 2 * pitch))
+    top = max(0, top)
+    x0, x1 = first[0].x0, first[-1].x1
+    if first[0].y0 - top < 0.5 * pitch:
+        return None
+    return (x0, top, x1 - x0, first[0].y0 - top)
+
+
+def _has_table_beside(blobs: list[Blob], x_right: int, y0: int, y1: int) -> bool:
+    """Whether other ruled cells stand to the right of the deal table (the scoring table)."""
+    return sum(1 for b in blobs if b.x0 > x_right and y0 <= b.cy <= y1) >= 10
+
+
+# --------------------------------------------------------------------------- naming
+def name_rows(read: list[str | None]) -> list[str | None] | None:
+    """Row labels ("1".."30") from the printed deal numbers as read, or None when they do
+    not show a deal table.  The found rows are consecutive, so one offset (the number of
+    the first row) is chosen by vote; stray misreadings are outvoted."""
+    votes: dict[int, int] = {}
+    for i, text in enumerate(read):
+        if text and text.isdigit():
+            off = int(text) - i
+            votes[off] = votes.get(off, 0) + 1
+    if not votes:
+        return None
+    off, n = max(votes.items(), key=lambda kv: kv[1])
+    if n < max(3, len(read) // 3) or off < 1:
+        return None
+    return [str(i + off) if 1 <= i + off <= DEALS + 10 else None for i in range(len(read))]
+
+
+HEADER_WORDS = {"dealer": "dealer", "score": "score", "cumulative": "cumul"}
+
+
+def column_order(words: list[tuple[str, float]],
+                 header: tuple[int, int, int, int] | None) -> tuple[str, ...]:
+    """The DEAL_COLUMNS key of each data column, left to right.
+
+    The printed order is Dealer, Score N/S E/W, Cumulative N/S E/W.  When the header
+    shows "Cumulative" left of "Score", the two pairs are swapped."""
+    if header is None:
+        return DEAL_COLUMNS
+    pos: dict[str, float] = {}
+    for text, x in words:
+        t = text.lower()
+        for name, stem in HEADER_WORDS.items():
+            if stem in t and name not in pos and not (name == "score" and "cumul" in t):
+                pos[name] = x + header[0]
+    if "score" in pos and "cumulative" in pos and pos["cumulative"] < pos["score"]:
+        return ("dealer", "cum_ns", "cum_ew", "ns", "ew")
+    return DEAL_COLUMNS
+
+
+# --------------------------------------------------------------------------- output
+def _inner(b: Blob) -> tuple[int, int, int, int]:
+    return (b.x0, b.y0, b.x1 - b.x0, b.y1 - b.y0)
+
+
+def _cell(crop, blob: Blob, key: str, row: str, margin: int, region: tuple[int, int, int, int],
+          to_original: np.ndarray) -> CellImage:
+    """One cell: the blob grown by ``margin`` (kept inside the cleaned ``region``)."""
+    rx, ry, rw, rh = region
+    x0, y0 = max(rx, blob.x0 - margin), max(ry, blob.y0 - margin)
+    x1, y1 = min(rx + rw, blob.x1 + margin), min(ry + rh, blob.y1 + margin)
+    box = (x0, y0, x1 - x0, y1 - y0)
+    return CellImage(key=key, row=row, image=crop(box).copy(), quad=box_quad(box, to_original), box=box)
+
+
+def text_fields(grey: np.ndarray, zone: np.ndarray, rulings: Rulings, rows: list[Row],
+                to_original: np.ndarray) -> list[CellImage]:
+    """The writing areas above the "Names: N/S", "E/W" and "Winners:" underlines."""
+    k = ANALYSIS
+    mm = rulings.px_mm  # analysis pixels per mm
+    top = rows[0][0].y0 // k
+    pitch = float(np.median([r[0].h for r in rows]))
+    n, _, stats, _ = cv2.connectedComponentsWithStats(rulings.horiz[:max(1, top - round(pitch / k))], 8)
+    segs = [tuple(int(v) * k for v in stats[i, :4]) for i in range(1, n)
+            if stats[i, 2] >= 20 * mm and stats[i, 3] <= 2.5 * mm]
+    segs.sort(key=lambda s: s[1])
+    lines: list[list[tuple[int, ...]]] = []
+    for s in segs:
+        if lines and abs(s[1] - lines[-1][0][1]) <= 3 * mm * k:
+            lines[-1].append(s)
+        else:
+            lines.append([s])
+    lines = lines[-2:]  # the two writing lines nearest the table
+    found: dict[str, tuple[int, ...]] = {}
+    if lines and len(lines[0]) >= 2:
+        names = sorted(lines[0], key=lambda s: s[0])
+        found = {"names_ns": names[0], "names_ew": names[-1]}
+        if len(lines) == 2:
+            found["winners"] = lines[1][0]
+    out = []
+    height = round(1.5 * pitch)
+    band = max(3, round(0.6 * mm * k))
+    for key in TEXT_FIELDS:
+        if key not in found:
+            continue
+        x, y, w, _ = found[key]
+        y0 = max(0, y - height)
+        box = (x, y0, w, min(grey.shape[0], y + 2) - y0)
+        out.append(CellImage(key=key, row="", image=clean_region(grey, zone, box, band),
+                             quad=box_quad(box, to_original), box=box))
+    return out
