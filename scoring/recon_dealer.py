@@ -1,0 +1,91 @@
+"""The dealer column: the most probable reading under the N -> E -> S -> W rotation.
+
+A small Viterbi over "the dealer expected on this row".  A written dealer that
+breaks the rotation is either a misread (another candidate fits) or the players'
+mistake, flagged once: a *slip* (the next rows rotate on from the wrong dealer)
+or a *miscopy* (the next rows rotate on from the right one).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+SEATS = ("N", "E", "S", "W")
+COST_DEALER = 4.0
+OTHER_SPREAD = math.log(3)
+MIN_P = 1e-4
+
+
+@dataclass(frozen=True)
+class DealerCell:
+    """A dealer cell's readings: seat -> probability; ``blank`` when nothing is written."""
+
+    probs: dict[str, float]
+    blank: bool = False
+
+    def cost(self, seat: str) -> float:
+        p = self.probs.get(seat)
+        if p is not None:
+            return -math.log(max(p, MIN_P))
+        rest = max(1.0 - sum(self.probs.values()), MIN_P)
+        return -math.log(rest) + OTHER_SPREAD
+
+
+@dataclass(frozen=True)
+class DealerMistake:
+    index: int  # row index
+    written: str
+    expected: str
+    shape: str  # slip / copy
+
+
+@dataclass
+class DealerResult:
+    seats: list[str | None]  # chosen written dealer per row (None: blank)
+    mistakes: list[DealerMistake]
+    confidence: list[float]  # probability of the chosen seat per row (1.0 when blank)
+
+
+def next_seat(seat: str) -> str:
+    return SEATS[(SEATS.index(seat) + 1) % 4]
+
+
+def _offerer(table: dict):
+    def offer(state: str, cost: float, path: list) -> None:
+        if state not in table or cost < table[state][0]:
+            table[state] = (cost, path)
+    return offer
+
+
+def decode_dealers(cells: list[DealerCell | None]) -> DealerResult:
+    """Most probable written dealers; None cells (no such cell) are skipped like blanks."""
+    # state: expected dealer for the current row; value: (cost, back pointer list)
+    paths: dict[str, tuple[float, list]] = {s: (0.0, []) for s in SEATS}
+    for i, cell in enumerate(cells):
+        new: dict[str, tuple[float, list]] = {}
+        offer = _offerer(new)
+        for expected, (cost, path) in paths.items():
+            if cell is None or cell.blank or not cell.probs:
+                offer(next_seat(expected), cost, path + [(None, None)])
+                continue
+            offer(next_seat(expected), cost + cell.cost(expected), path + [(expected, None)])
+            for seat, p in cell.probs.items():
+                if seat == expected or seat not in SEATS or p < MIN_P:
+                    continue
+                c = cost + cell.cost(seat) + COST_DEALER
+                offer(next_seat(seat), c, path + [(seat, DealerMistake(i, seat, expected, "slip"))])
+                offer(next_seat(expected), c, path + [(seat, DealerMistake(i, seat, expected, "copy"))])
+        paths = new
+    ranked = sorted(paths.values(), key=lambda t: t[0])
+    best_cost, best_path = ranked[0]
+    seats = [s for s, _ in best_path]
+    mistakes = [m for _, m in best_path if m is not None]
+    confidence = []
+    for i, cell in enumerate(cells):
+        seat = seats[i]
+        if seat is None or cell is None:
+            confidence.append(1.0)
+        else:
+            confidence.append(min(1.0, cell.probs.get(seat, 0.0) / max(sum(cell.probs.values()), MIN_P)))
+    return DealerResult(seats, mistakes, confidence)

@@ -1,0 +1,298 @@
+"""Joint decoding of a sheet's number cells: a beam search over the deals.
+
+Each cell offers its N-best readings (cost = -log p), "unreadable" and, at a
+price, a value the reader did not propose but the arithmetic implies.  The beam
+state is the running total each side carries into the next deal, the set of
+score-pad states the rule check allows, and the mistakes assumed so far.  A
+mistake by the players is a hypothesis with a prior cost, so the decoder can
+explain a broken sheet either as misreads or as players' mistakes, whichever is
+more probable.
+
+Cumulative mistakes come in two shapes: a *slip* (the wrong cumulative is carried
+forward) and a *miscopy* (the next row continues from the right value); both
+are flagged once, at the deal where they happen.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+from scoring.recon_check import DealChecker, pair_problem
+
+# Prior costs (nats) of the players' mistakes; a misread that costs less wins.
+COST_CUMULATIVE = 6.5
+COST_SCORE = 7.0
+COST_TOTAL = 6.5
+OTHER_SPREAD = 4.5  # an unproposed value: residual mass spread over the plausible values
+MIN_P = 1e-4
+BEAM = 16
+WINDOW = 11.0  # hypotheses this much worse than the best are dropped
+MAX_OPTIONS = 4
+
+
+@dataclass(frozen=True)
+class Option:
+    """One way to read a cell."""
+
+    value: int | None  # None: cannot be read
+    cost: float
+
+
+@dataclass
+class CellModel:
+    """A number cell's readings as the decoder sees them."""
+
+    options: list[Option]
+    other_cost: float  # cost of a value none of the options gives
+    present: bool = True  # False: the form has no such cell
+
+    def __post_init__(self) -> None:
+        self.values = {o.value for o in self.options}
+        self.choices = [(o.value, o.cost, "read" if o.value is not None else "none") for o in self.options]
+
+
+@dataclass
+class DealInput:
+    deal: int
+    cells: dict[str, CellModel]  # NUMBER_COLUMNS -> model
+    skip: bool = False  # an empty row: not a deal, nothing to check
+
+
+@dataclass(frozen=True)
+class Mistake:
+    """A mistake hypothesis: enough to write the flag."""
+
+    deal: int
+    kind: str  # cumulative, score, total
+    side: str | None
+    column: str | None
+    written: object
+    expected: object
+    base: int | None = None  # cumulative: the running total before the deal
+    score: int | None = None  # cumulative: the deal's score
+    shape: str = ""  # cumulative: slip / copy; score: the reason
+
+    @property
+    def key(self) -> tuple:
+        return (self.deal, self.kind, self.side)
+
+
+# A chosen cell: (value, source[, implied]) with source "read", "inferred" or "none";
+# an unreadable cell may carry the value the arithmetic implies for it.
+Choice = tuple
+
+
+@dataclass
+class Hypothesis:
+    cost: float
+    cells: list[dict[str, Choice]]  # per input deal (skipped rows: empty dict)
+    mistakes: list[Mistake]
+    totals: dict[str, Choice] = field(default_factory=dict)
+    weight: float = 0.0
+    bases: dict[str, int | None] = field(default_factory=dict)  # running totals at the end
+    pads: list = field(default_factory=list)  # per input deal: pad states before it (None: unknown)
+
+
+class _Node:
+    __slots__ = ("cost", "b_ns", "b_ew", "pad", "keys", "parent", "cells", "mistakes")
+
+    def __init__(self, cost, b_ns, b_ew, pad, keys, parent, cells, mistakes):
+        self.cost = cost
+        self.b_ns = b_ns
+        self.b_ew = b_ew
+        self.pad = pad
+        self.keys = keys
+        self.parent = parent
+        self.cells = cells
+        self.mistakes = mistakes
+
+
+def _side_options(base, s_cell: CellModel, c_cell: CellModel, deal: int, side: str) -> list[tuple]:
+    """Ways to read one side's (score, cumulative) given the running total ``base``.
+
+    Each: (cost, score value, score choice, cum choice, new base, mistake or None).
+    """
+    out: list[tuple] = []
+    col = "cum_" + side
+    s_opts = list(s_cell.choices)
+    c_opts = list(c_cell.choices)
+    if base is not None:
+        # values the reader did not propose but the arithmetic implies
+        for cv, _ccost, _csrc in list(c_opts):
+            inferred = cv - base if cv is not None else None
+            if inferred is not None and inferred >= 0 and inferred % 10 == 0 \
+                    and inferred not in s_cell.values and s_cell.present:
+                s_opts.append((inferred, s_cell.other_cost, "inferred"))
+        for sv, _scost, _ssrc in list(s_opts):
+            if sv is not None and base + sv not in c_cell.values and c_cell.present:
+                c_opts.append((base + sv, c_cell.other_cost, "inferred"))
+    seen = set()
+    for sv, scost, ssrc in s_opts:
+        for cv, ccost, csrc in c_opts:
+            if (ssrc == "inferred" and csrc == "inferred") or (sv, ssrc, cv, csrc) in seen:
+                continue
+            seen.add((sv, ssrc, cv, csrc))
+            cost = scost + ccost
+            schoice, cchoice = (sv, ssrc), (cv, csrc)
+            if base is None:
+                out.append((cost, sv, schoice, cchoice, cv, None))
+            elif sv is None:
+                # unreadable score: the cumulative tells what it was, when it can
+                if cv is None:
+                    out.append((cost, None, schoice, cchoice, None, None))
+                else:
+                    diff = cv - base
+                    s_val = diff if diff >= 0 and diff % 10 == 0 else None
+                    out.append((cost, s_val, (None, "none", s_val), cchoice, cv, None))
+            elif cv is None:
+                out.append((cost, sv, schoice, (None, "none", base + sv), base + sv, None))
+            elif cv == base + sv:
+                out.append((cost, sv, schoice, cchoice, cv, None))
+            elif csrc == "read" and ssrc == "read":
+                for shape, new_base in (("slip", cv), ("copy", base + sv)):
+                    m = Mistake(deal, "cumulative", side, col, cv, base + sv, base, sv, shape)
+                    out.append((cost + COST_CUMULATIVE, sv, schoice, cchoice, new_base, m))
+    out.sort(key=lambda t: t[0])
+    return out[:8]
+
+
+def decode(deals: list[DealInput], totals: dict[str, CellModel] | None,
+           checker: DealChecker, n_best: int = 24) -> list[Hypothesis]:
+    """The most probable readings of the whole sheet, best first, with weights."""
+    start = _Node(0.0, 0, 0, checker.initial(), (), None, {}, ())
+    beam = [start]
+    last_index = max((i for i, d in enumerate(deals) if not d.skip), default=-1)
+    for index, d in enumerate(deals):
+        if d.skip:
+            beam = [_Node(n.cost, n.b_ns, n.b_ew, n.pad, n.keys, n, {}, ()) for n in beam]
+            continue
+        beam = _expand(beam, d, checker, index == last_index)
+    finals = _finish(beam, totals)
+    finals.sort(key=lambda t: t[0])
+    finals = finals[:n_best]
+    if not finals:
+        return []
+    best = finals[0][0]
+    hyps = []
+    for cost, node, tot, extra in finals:
+        cells, pads, mistakes = [], [], list(extra)
+        walk = node
+        while walk.parent is not None:
+            cells.append(walk.cells)
+            pads.append(walk.parent.pad)
+            mistakes.extend(walk.mistakes)
+            walk = walk.parent
+        cells.reverse()
+        pads.reverse()
+        mistakes.sort(key=lambda m: (m.deal, m.kind, m.side or ""))
+        hyps.append(Hypothesis(cost, cells, mistakes, tot, math.exp(best - cost),
+                               {"ns": node.b_ns, "ew": node.b_ew}, pads))
+    total_w = sum(h.weight for h in hyps)
+    for h in hyps:
+        h.weight /= total_w
+    return hyps
+
+
+def _expand(beam: list[_Node], d: DealInput, checker: DealChecker, last: bool,
+            limit: float | None = None) -> list[_Node]:
+    cells = d.cells
+    best: dict[tuple, _Node] = {}
+    if limit is None:
+        limit = min(n.cost for n in beam) + WINDOW
+    memo: dict[tuple, list] = {}
+    for node in beam:
+        ns_opts = memo.get(("ns", node.b_ns))
+        if ns_opts is None:
+            ns_opts = memo[("ns", node.b_ns)] = _side_options(node.b_ns, cells["ns"], cells["cum_ns"], d.deal, "ns")
+        ew_opts = memo.get(("ew", node.b_ew))
+        if ew_opts is None:
+            ew_opts = memo[("ew", node.b_ew)] = _side_options(node.b_ew, cells["ew"], cells["cum_ew"], d.deal, "ew")
+        for a in ns_opts:
+            ca = node.cost + a[0]
+            if ca > limit:
+                break
+            for b in ew_opts:
+                cost = ca + b[0]
+                if cost > limit:
+                    break
+                mistakes = tuple(m for m in (a[5], b[5]) if m is not None)
+                pad = node.pad
+                s_ns, s_ew = a[1], b[1]
+                if pad is not None:
+                    if s_ns is None or s_ew is None:
+                        pad = None
+                    else:
+                        after = checker.step(pad, s_ns, s_ew, last)
+                        if after:
+                            pad = after
+                        else:
+                            cost += COST_SCORE
+                            if cost > limit:
+                                continue
+                            mistakes += (_score_mistake(d.deal, s_ns, s_ew, last),)
+                            pad = None
+                keys = node.keys + tuple(m.key for m in mistakes) if mistakes else node.keys
+                key = (a[4], b[4], pad, keys)
+                old = best.get(key)
+                if old is None or cost < old.cost:
+                    choice = {"ns": a[2], "cum_ns": a[3], "ew": b[2], "cum_ew": b[3]}
+                    best[key] = _Node(cost, a[4], b[4], pad, keys, node, choice, mistakes)
+    nodes = sorted(best.values(), key=lambda n: n.cost)
+    if not nodes:
+        if limit == math.inf:
+            raise ValueError(f"deal {d.deal}: no reading of the row at all")
+        return _expand(beam, d, checker, last, math.inf)
+    cut = nodes[0].cost + WINDOW
+    return [n for n in nodes[:BEAM] if n.cost <= cut]
+
+
+def _score_mistake(deal: int, ns: int, ew: int, last: bool) -> Mistake:
+    reason = pair_problem(ns, ew, last)
+    if reason is None or (ns and ew):
+        side = None if ns and ew else ("ns" if ns else "ew")
+    else:
+        side = "ns" if (ns < 0 or ns % 10) else "ew"
+    if side is None:
+        return Mistake(deal, "score", None, None, [ns, ew], None, shape=reason or "rules")
+    value = ns if side == "ns" else ew
+    return Mistake(deal, "score", side, side, value, None, shape=reason or "rules")
+
+
+def _finish(beam: list[_Node], totals: dict[str, CellModel] | None) -> list[tuple]:
+    """Add the Total row's cost to every final hypothesis."""
+    out = []
+    for node in beam:
+        if not totals:
+            out.append((node.cost, node, {}, ()))
+            continue
+        last_written = _last_written(node)
+        cost, chosen, extra = node.cost, {}, []
+        for side, base in (("ns", node.b_ns), ("ew", node.b_ew)):
+            cell = totals.get(side)
+            if cell is None or not cell.present:
+                continue
+            ok_values = {base, last_written.get(side)} - {None}
+            opts = []
+            for o in cell.options:
+                if o.value is None or base is None or o.value in ok_values:
+                    opts.append((o.cost, (o.value, "read" if o.value is not None else "none"), None))
+                else:
+                    m = Mistake(0, "total", side, side, o.value, base)
+                    opts.append((o.cost + COST_TOTAL, (o.value, "read"), m))
+            if base is not None and base not in cell.values:
+                opts.append((cell.other_cost, (base, "inferred"), None))
+            c, choice, m = min(opts, key=lambda t: t[0])
+            cost += c
+            chosen[side] = choice
+            if m is not None:
+                extra.append(m)
+        out.append((cost, node, chosen, tuple(extra)))
+    return out
+
+
+def _last_written(node: _Node) -> dict[str, object]:
+    walk = node
+    while walk.parent is not None and not walk.cells:
+        walk = walk.parent
+    return {s: walk.cells.get("cum_" + s, (None, ""))[0] for s in ("ns", "ew")} if walk.cells else {}

@@ -1,0 +1,337 @@
+"""Reconcile a sheet's candidate readings with the rules and the sheet's own arithmetic.
+
+:func:`reconcile` chooses the most probable reading of all cells together
+(scoring/recon_decode.py for the numbers, scoring/recon_dealer.py for the dealer
+column), flags the players' mistakes (only when they are more probable than a
+misread) and sends what stays uncertain to ``review``.  Pure: no I/O.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import defaultdict
+
+from scoring.recon_check import CachedChecker, DealChecker, default_checker
+from scoring.recon_dealer import COST_DEALER, DealerCell, decode_dealers
+from scoring.recon_decode import (
+    MAX_OPTIONS,
+    MIN_P,
+    OTHER_SPREAD,
+    CellModel,
+    DealInput,
+    Hypothesis,
+    Mistake,
+    Option,
+    decode,
+)
+from scoring.sheet import (
+    NUMBER_COLUMNS,
+    CellReading,
+    Flag,
+    ReconciledRow,
+    ReconciledSheet,
+    ReviewItem,
+    RowReading,
+    SheetReading,
+)
+
+MATCH_DEALS = 30
+FLAG_AT = 0.7  # a mistake at least this probable is flagged ...
+REVIEW_MISTAKE_AT = 0.1  # ... one between this and FLAG_AT goes to review instead
+REVIEW_BELOW = 0.9  # a number whose chosen value is less probable than this goes to review
+SIDE_NAMES = {"ns": "N/S", "ew": "E/W"}
+SEAT_ORDER = ("N", "E", "S", "W")
+
+_CHECKERS: dict[object, DealChecker] = {}
+
+
+def checker_for(rules=None) -> DealChecker:
+    """A cached rule check for ``rules`` (shared between sheets: it is a pure function)."""
+    if rules not in _CHECKERS:
+        _CHECKERS[rules] = CachedChecker(default_checker(rules))
+    return _CHECKERS[rules]
+
+
+def reconcile(reading: SheetReading, rules=None, checker: DealChecker | None = None) -> ReconciledSheet:
+    """The most probable consistent reading of ``reading``, with its flags and review list.
+
+    ``rules`` are the scoring core's house rules (None: accept every house rule for
+    the unfinished-rubber bonus); ``checker`` overrides the rule check (tests).
+    """
+    checker = checker or checker_for(rules)
+    rows = _trim(reading.rows)
+    empty = [_is_empty(r) for r in rows]
+    deals = [DealInput(r.deal, {c: cell_model(r.cells.get(c)) for c in NUMBER_COLUMNS}, skip=e)
+             for r, e in zip(rows, empty, strict=True)]
+    totals = _total_models(reading.total)
+    hyps = decode(deals, totals, checker) if rows else []
+    best = hyps[0] if hyps else None
+
+    flags: list[Flag] = []
+    review: list[ReviewItem] = []
+    out_rows = _rows(rows, empty, hyps, review)
+    last_deal = rows[-1].deal if rows else None
+    if best is not None:
+        _mistake_flags(hyps, last_deal, flags, review)
+    _dealer_flags(rows, empty, out_rows, flags, review)
+    _missing_flags(rows, empty, flags)
+    totals_out, final = _totals(best, out_rows)
+    winners = reading.winners_hint
+    _winner_flag(winners, final, flags)
+    if winners is None and final["ns"] is not None and final["ew"] is not None \
+            and final["ns"] != final["ew"]:
+        winners = "ns" if final["ns"] > final["ew"] else "ew"
+    doubted = {(r.deal, r.column) for r in review if r.reason.startswith("a misread or")}
+    review = [r for r in review if r.reason != "unsure reading" or (r.deal, r.column) not in doubted]
+    flags.sort(key=lambda f: (f.deal if f.deal is not None else 10**6, f.kind, f.side or ""))
+    review.sort(key=lambda r: (r.deal if r.deal is not None else 10**6, r.column))
+    sheet = ReconciledSheet(
+        source=reading.source, rows=out_rows, totals=totals_out, names=dict(reading.names),
+        winners=winners, flags=flags, review=review, form=reading.form,
+        meta={"hypotheses": len(hyps), "arithmetic_totals": final},
+    )
+    _add_explanations(sheet, best, rules)
+    return sheet
+
+
+# ----------------------------------------------------------------------------- input
+def cell_model(cell: CellReading | None) -> CellModel:
+    """Turn a number cell's candidates into decoder options (cost = -log p)."""
+    if cell is None:
+        return CellModel([Option(None, 0.0)], other_cost=0.0, present=False)
+    merged: dict[object, float] = defaultdict(float)
+    for value, p in cell.candidates:
+        merged[_as_int(value)] += max(float(p), 0.0)
+    if not merged:
+        merged[0 if cell.blank else None] = 1.0
+    total = sum(merged.values())
+    if total > 1.0:
+        merged = {v: p / total for v, p in merged.items()}
+        total = 1.0
+    ranked = sorted(merged.items(), key=lambda vp: -vp[1])[:MAX_OPTIONS]
+    options = [Option(v, -math.log(max(p, MIN_P))) for v, p in ranked if p >= MIN_P]
+    other = -math.log(max(1.0 - total, MIN_P)) + OTHER_SPREAD
+    return CellModel(options or [Option(None, 0.0)], other_cost=other)
+
+
+def _as_int(value) -> int | None:
+    if value is None or isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return value
+    try:
+        return int(str(value).strip())
+    except ValueError:
+        return None
+
+
+def _is_blank(cell: CellReading | None) -> bool:
+    if cell is None:
+        return True
+    if cell.blank:
+        return True
+    return not cell.candidates
+
+
+def _is_empty(row: RowReading) -> bool:
+    """Nothing written in the row at all (numbers and dealer)."""
+    return all(_is_blank(row.cells.get(c)) for c in ("dealer",) + NUMBER_COLUMNS)
+
+
+def _trim(rows: list[RowReading]) -> list[RowReading]:
+    """The rows up to the last one with anything written (printed blank rows dropped)."""
+    rows = sorted(rows, key=lambda r: r.deal)
+    while rows and _is_empty(rows[-1]):
+        rows = rows[:-1]
+    return rows
+
+
+def _total_models(total: RowReading | None) -> dict[str, CellModel] | None:
+    if total is None:
+        return None
+    out = {}
+    for side in ("ns", "ew"):
+        cell = total.cells.get("cum_" + side) or total.cells.get(side)
+        if cell is not None and not _is_blank(cell):
+            out[side] = cell_model(cell)
+    return out or None
+
+
+# ----------------------------------------------------------------------------- rows
+def _posteriors(hyps: list[Hypothesis], index: int, col: str) -> list[tuple[object, float]]:
+    acc: dict[object, float] = defaultdict(float)
+    for h in hyps:
+        cell = h.cells[index].get(col)
+        if cell is not None:
+            acc[cell[0]] += h.weight
+    return sorted(acc.items(), key=lambda vp: -vp[1])
+
+
+def _rows(rows, empty, hyps, review) -> list[ReconciledRow]:
+    out = []
+    best = hyps[0] if hyps else None
+    for i, row in enumerate(rows):
+        values: dict[str, object] = {"dealer": None}
+        conf: dict[str, float] = {}
+        for col in NUMBER_COLUMNS:
+            cell = row.cells.get(col)
+            if empty[i] or best is None:
+                values[col], conf[col] = (0, 1.0) if empty[i] else (None, 0.0)
+                continue
+            value, source = best.cells[i][col][:2]
+            implied = best.cells[i][col][2] if len(best.cells[i][col]) > 2 else None
+            post = _posteriors(hyps, i, col)
+            p = dict(post).get(value, 0.0)
+            read = [(v, round(p_, 4)) for v, p_ in (cell.candidates if cell else [])]
+            if cell is None:
+                values[col], conf[col] = None, 0.0
+            elif source == "none" or value is None:
+                values[col], conf[col] = None, 0.0
+                hint = [(implied, 1.0)] if implied is not None else []
+                review.append(ReviewItem(row.deal, col, hint or read, "could not be read"
+                                         + (f"; the arithmetic gives {hint[0][0]}" if hint else "")))
+            elif source == "inferred":
+                values[col], conf[col] = value, p
+                review.append(ReviewItem(row.deal, col, [(value, round(p, 4))] + read,
+                                         f"read as {_best_read(cell)}, but the arithmetic gives {value}"))
+            else:
+                values[col], conf[col] = value, p
+                if p < REVIEW_BELOW:
+                    review.append(ReviewItem(row.deal, col, post[:3], "unsure reading"))
+        out.append(ReconciledRow(row.deal, values, conf))
+    return out
+
+
+def _best_read(cell: CellReading) -> str:
+    return str(cell.best) if cell.candidates and cell.best is not None else "unreadable"
+
+
+# ----------------------------------------------------------------------------- flags
+def _mistake_flags(hyps: list[Hypothesis], last_deal, flags, review) -> None:
+    mass: dict[tuple, float] = defaultdict(float)
+    for h in hyps:
+        for key in {m.key for m in h.mistakes}:
+            mass[key] += h.weight
+    for m in hyps[0].mistakes:
+        deal = last_deal if m.kind == "total" else m.deal
+        p = mass[m.key]
+        if p >= FLAG_AT:
+            flags.append(Flag(m.kind, _message(m, deal), deal=deal, side=m.side, column=m.column,
+                              written=m.written, expected=m.expected))
+        elif p >= REVIEW_MISTAKE_AT:
+            review.append(ReviewItem(deal, m.column or "ns", [(m.written, round(p, 4))],
+                                     "a misread or the players' mistake: " + _message(m, deal)))
+
+
+def _message(m: Mistake, deal) -> str:
+    side = SIDE_NAMES.get(m.side or "", "")
+    if m.kind == "cumulative":
+        text = f"deal {deal}: {side} cumulative {m.written}, but {m.base} + {m.score} = {m.expected}"
+        if m.shape == "slip":
+            return text + " (the error is carried into the later cumulatives)"
+        return text
+    if m.kind == "total":
+        return f"Total row: {side} total {m.written}, but the cumulative after deal {deal} is {m.expected}"
+    if m.kind == "score":
+        if m.shape != "rules":
+            return f"deal {deal}: {m.shape}"
+        return (f"deal {deal}: {side} score {m.written} cannot be right: no result gives it "
+                "with the games and part-scores the sheet shows so far")
+    return f"deal {deal}: {m.kind}"
+
+
+def _dealer_flags(rows, empty, out_rows, flags, review) -> None:
+    idx = [i for i, e in enumerate(empty) if not e]
+    cells = []
+    for i in idx:
+        cell = rows[i].cells.get("dealer")
+        if cell is None or _is_blank(cell):
+            cells.append(None)
+            continue
+        probs: dict[str, float] = defaultdict(float)
+        for v, p in cell.candidates:
+            if isinstance(v, str) and v.strip().upper()[:1] in SEAT_ORDER:
+                probs[v.strip().upper()[:1]] += float(p)
+        cells.append(DealerCell(dict(probs)) if probs else None)
+    if not cells:
+        return
+    result = decode_dealers(cells)
+    for k, i in enumerate(idx):
+        out_rows[i].values["dealer"] = result.seats[k]
+        cell = cells[k]
+    for m in result.mistakes:
+        i = idx[m.index]
+        cell = cells[m.index]
+        # a single odd dealer is either the players' slip or a misread of that one cell
+        margin = cell.cost(m.expected) - cell.cost(m.written) - COST_DEALER
+        p = 1.0 if m.shape == "slip" else 1.0 / (1.0 + math.exp(-margin))
+        if p < FLAG_AT:
+            if p >= REVIEW_MISTAKE_AT:
+                review.append(ReviewItem(rows[i].deal, "dealer", sorted(cell.probs.items(), key=lambda sp: -sp[1]),
+                                         f"dealer {m.written} breaks the rotation (expected {m.expected}): "
+                                         "a misread or the players' mistake"))
+            continue
+        prev = f"after {out_rows[idx[m.index - 1]].values['dealer']} on deal {rows[idx[m.index - 1]].deal}, " \
+            if m.index > 0 and out_rows[idx[m.index - 1]].values["dealer"] else ""
+        flags.append(Flag("dealer", f"deal {rows[i].deal}: dealer {m.written}, but {prev}"
+                          f"the dealer should be {m.expected} (dealer rotates N, E, S, W)",
+                          deal=rows[i].deal, column="dealer", written=m.written, expected=m.expected))
+
+
+def _missing_flags(rows, empty, flags) -> None:
+    for i, row in enumerate(rows):
+        if empty[i]:
+            flags.append(Flag("missing_deal", f"deal {row.deal}: the row is empty — a deal is missing "
+                              "(a passed-out deal still counts and is written as a dash)",
+                              deal=row.deal, written=None, expected=row.deal))
+        if i and row.deal > rows[i - 1].deal + 1:
+            gap = rows[i - 1].deal + 1
+            flags.append(Flag("missing_deal", f"deal {gap}: missing — the sheet goes from deal "
+                              f"{rows[i - 1].deal} to deal {row.deal}", deal=gap, written=None, expected=gap))
+    if rows and rows[-1].deal < MATCH_DEALS:
+        nxt = rows[-1].deal + 1
+        flags.append(Flag("missing_deal", f"deal {nxt}: missing — the sheet stops at deal "
+                          f"{rows[-1].deal}, and a match is {MATCH_DEALS} deals",
+                          deal=nxt, written=None, expected=nxt))
+
+
+def _totals(best: Hypothesis | None, out_rows) -> tuple[dict, dict]:
+    """(totals as written on the sheet, running totals by the arithmetic)."""
+    final = {"ns": None, "ew": None}
+    if best is not None:
+        final = dict(best.bases)
+    written = {"ns": None, "ew": None}
+    filled = [r for r in out_rows if any(r.values.get(c) for c in NUMBER_COLUMNS)]
+    for side in ("ns", "ew"):
+        if best is not None and side in best.totals and best.totals[side][1] != "none":
+            written[side] = best.totals[side][0]
+        elif filled:
+            written[side] = filled[-1].values.get("cum_" + side)
+    return written, final
+
+
+def _winner_flag(winners, final, flags) -> None:
+    ns, ew = final.get("ns"), final.get("ew")
+    if winners not in ("ns", "ew") or ns is None or ew is None:
+        return
+    mine, theirs = (ns, ew) if winners == "ns" else (ew, ns)
+    name, other = SIDE_NAMES[winners], SIDE_NAMES["ew" if winners == "ns" else "ns"]
+    if mine < theirs:
+        flags.append(Flag("winner", f"the sheet names {name} as winners, but {other} have the higher "
+                          f"total ({theirs} v {mine})", side=winners, written=winners,
+                          expected="ew" if winners == "ns" else "ns"))
+    elif mine == theirs:
+        flags.append(Flag("winner", f"the totals are level ({ns} each): the match needs two more deals",
+                          side=winners, written=winners, expected=None))
+
+
+def _add_explanations(sheet: ReconciledSheet, best: Hypothesis | None, rules) -> None:
+    if best is None:
+        return
+    try:
+        from scoring.explain import explain_sheet
+    except ImportError:
+        return
+    sheet.explanations = explain_sheet(sheet, best.pads, rules)
+    for row in sheet.rows:
+        row.explanation = [e["text"] for e in sheet.explanations.get(row.deal, [])]

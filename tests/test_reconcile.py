@@ -1,0 +1,258 @@
+"""Reconciliation: consistent readings chosen, the players' mistakes flagged once, doubts reviewed."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from scoring.recon_check import ArithmeticChecker
+from scoring.recon_synth import exact_reading, noisy_reading, written_sheet
+from scoring.reconcile import reconcile
+from scoring.sheet import CellReading, RowReading, SheetReading
+from scoring.simulate import random_match
+
+SEATS = ("N", "E", "S", "W")
+
+
+def sheet(rows, total=None, winners=None, probs=None) -> SheetReading:
+    """A reading of (ns, ew, cum_ns, cum_ew) tuples, dealers rotating from N, all read with certainty
+    unless ``probs`` gives candidate lists for (row index, column)."""
+    probs = probs or {}
+    out = []
+    for i, (ns, ew, cns, cew) in enumerate(rows):
+        cells = {}
+        for col, v in zip(("ns", "ew", "cum_ns", "cum_ew"), (ns, ew, cns, cew), strict=True):
+            cells[col] = CellReading(probs.get((i, col), [(v, 0.995)]), blank=v == 0)
+        cells["dealer"] = CellReading([(SEATS[i % 4], 0.99)])
+        out.append(RowReading(i + 1, cells))
+    tot = None
+    if total:
+        tot = RowReading(0, {"cum_ns": CellReading([(total[0], 0.99)]),
+                             "cum_ew": CellReading([(total[1], 0.99)])})
+    return SheetReading("test", out, total=tot, winners_hint=winners)
+
+
+def running(scores):
+    """Rows with correct cumulatives for a list of (ns, ew) scores."""
+    rows, cn, ce = [], 0, 0
+    for ns, ew in scores:
+        cn, ce = cn + ns, ce + ew
+        rows.append((ns, ew, cn, ce))
+    return rows
+
+
+# Seed 001's worked rubber, N/S = Frank & Lena: 990 v 1460 after seven deals.
+SEED_001 = [(100, 0), (0, 830), (0, 300), (170, 0), (60, 0), (0, 330), (660, 0)]
+
+
+def flags_of(result, kind=None):
+    return [f for f in result.flags if kind is None or f.kind == kind]
+
+
+def test_seed_rubber_is_consistent_and_short_match_reported():
+    result = reconcile(sheet(running(SEED_001)))
+    assert [r.values["cum_ns"] for r in result.rows][-1] == 990
+    assert [r.values["cum_ew"] for r in result.rows][-1] == 1460
+    assert result.totals == {"ns": 990, "ew": 1460}
+    assert result.winners == "ew"
+    # only seven deals: the one flag is the missing rest of the 30-deal match
+    assert [(f.kind, f.deal) for f in result.flags] == [("missing_deal", 8)]
+    assert result.review == []
+
+
+def test_slip_carried_forward_flagged_once_at_its_deal():
+    rows = running(SEED_001)
+    rows = [r if i < 3 else (r[0], r[1], r[2] + 10 if i >= 3 else r[2], r[3]) for i, r in enumerate(rows)]
+    result = reconcile(sheet(rows))
+    cum = flags_of(result, "cumulative")
+    assert len(cum) == 1
+    f = cum[0]
+    assert (f.deal, f.side, f.written, f.expected) == (4, "ns", 280, 270)
+    assert f.message.startswith("deal 4: N/S cumulative 280, but 100 + 170 = 270")
+
+
+def test_single_miscopied_cumulative_flagged_once():
+    rows = running(SEED_001)
+    rows[4] = (60, 0, 300, 1130)  # 330 written as 300; deal 6 goes on from 330
+    result = reconcile(sheet(rows))
+    cum = flags_of(result, "cumulative")
+    assert [(f.deal, f.side, f.written, f.expected) for f in cum] == [(5, "ns", 300, 330)]
+
+
+def test_misread_repaired_by_arithmetic_without_flag():
+    rows = running(SEED_001)
+    # the reader prefers 1430 for E/W's cumulative on deal 3 (really 1130)
+    probs = {(2, "cum_ew"): [(1430, 0.6), (1130, 0.35)]}
+    result = reconcile(sheet(rows, probs=probs))
+    assert result.rows[2].values["cum_ew"] == 1130
+    assert result.rows[2].confidence["cum_ew"] > 0.9
+    assert flags_of(result, "cumulative") == []
+    assert not any(r.deal == 3 for r in result.review)
+
+
+def test_misread_score_repaired_from_cumulatives():
+    rows = running(SEED_001)
+    probs = {(3, "ns"): [(120, 0.55), (170, 0.4)]}  # 1 read as 2
+    result = reconcile(sheet(rows, probs=probs))
+    assert result.rows[3].values["ns"] == 170
+    assert flags_of(result, "cumulative") == []
+
+
+def test_ambiguous_reading_goes_to_review_not_flag():
+    rows = running(SEED_001)
+    # last deal: score and cumulative both unsure, two consistent readings
+    probs = {(6, "ns"): [(660, 0.5), (560, 0.45)], (6, "cum_ns"): [(990, 0.5), (890, 0.45)]}
+    result = reconcile(sheet(rows, probs=probs), checker=ArithmeticChecker())
+    assert flags_of(result, "cumulative") == []
+    cols = {(r.deal, r.column) for r in result.review}
+    assert {(7, "ns"), (7, "cum_ns")} <= cols
+    item = next(r for r in result.review if (r.deal, r.column) == (7, "cum_ns"))
+    assert {v for v, _ in item.candidates} >= {990, 890}
+
+
+def test_unreadable_cell_is_null_with_review_and_inferred_hint():
+    rows = running(SEED_001)
+    probs = {(3, "cum_ew"): [(None, 0.9)]}
+    result = reconcile(sheet(rows, probs=probs))
+    assert result.rows[3].values["cum_ew"] is None
+    item = next(r for r in result.review if (r.deal, r.column) == (4, "cum_ew"))
+    assert item.reason.startswith("could not be read")
+    assert item.candidates[0][0] == 1130
+    assert flags_of(result, "cumulative") == []
+
+
+def test_impossible_pair_flagged_as_score():
+    scores = list(SEED_001)
+    scores[3] = (170, 60)  # both sides scored, neither is honours
+    result = reconcile(sheet(running(scores)))
+    score = flags_of(result, "score")
+    assert [(f.deal, f.written) for f in score] == [(4, [170, 60])]
+    assert "honours" in score[0].message
+
+
+def test_honours_pair_is_not_a_mistake():
+    scores = list(SEED_001)
+    scores[2] = (100, 300)  # defenders' penalty, declarer's side held honours
+    result = reconcile(sheet(running(scores)))
+    assert flags_of(result, "score") == []
+
+
+def test_score_no_history_explains_is_flagged():
+    scores = list(SEED_001)
+    scores[0] = (10, 0)  # nothing in bridge scores 10
+    result = reconcile(sheet(running(scores)))
+    score = flags_of(result, "score")
+    assert [(f.deal, f.side, f.written) for f in score] == [(1, "ns", 10)]
+    assert flags_of(result, "cumulative") == []
+
+
+def test_total_row_mismatch_and_winner():
+    rows = running(SEED_001)
+    result = reconcile(sheet(rows, total=(990, 1406), winners="ns"))
+    total = flags_of(result, "total")
+    assert [(f.side, f.written, f.expected) for f in total] == [("ew", 1406, 1460)]
+    winner = flags_of(result, "winner")
+    assert len(winner) == 1 and "deal" not in winner[0].to_json()
+    assert "E/W have the higher total (1460 v 990)" in winner[0].message
+
+
+def test_total_row_matching_is_clean():
+    result = reconcile(sheet(running(SEED_001), total=(990, 1460), winners="ew"))
+    assert flags_of(result, "total") == [] and flags_of(result, "winner") == []
+
+
+def test_dealer_rotation_mistake_flagged_and_misread_repaired():
+    reading = sheet(running(SEED_001))
+    reading.rows[3].cells["dealer"] = CellReading([("S", 0.99)])  # should be W
+    reading.rows[5].cells["dealer"] = CellReading([("N", 0.6), ("E", 0.35)])  # misread of E
+    result = reconcile(reading)
+    dealer = flags_of(result, "dealer")
+    assert [(f.deal, f.written, f.expected) for f in dealer] == [(4, "S", "W")]
+    assert result.rows[5].values["dealer"] == "E"
+
+
+def test_missing_deal_number_and_empty_row():
+    reading = sheet(running(SEED_001))
+    for row in reading.rows[4:]:
+        row.deal += 1  # the sheet skips deal 5
+    result = reconcile(reading)
+    missing = [f.deal for f in flags_of(result, "missing_deal")]
+    assert 5 in missing
+    reading = sheet(running(SEED_001))
+    empty = RowReading(4, {c: CellReading([(0, 0.99)], blank=True) for c in ("ns", "ew", "cum_ns", "cum_ew")})
+    empty.cells["dealer"] = CellReading([], blank=True)
+    for row in reading.rows[3:]:
+        row.deal += 1
+    reading.rows.insert(3, empty)
+    # printed but unused rows at the end are not deals
+    reading.rows.append(RowReading(9, {c: CellReading([], blank=True) for c in ("dealer", "ns", "ew")}))
+    result = reconcile(reading)
+    assert [r.deal for r in result.rows] == list(range(1, 9))
+    assert 4 in [f.deal for f in flags_of(result, "missing_deal")]
+    assert flags_of(result, "cumulative") == [] and flags_of(result, "dealer") == []
+
+
+def test_contract_json_shape():
+    obj = reconcile(sheet(running(SEED_001), total=(990, 1460))).to_json()
+    assert list(obj) == ["source", "form", "names", "winners", "rows", "totals", "flags", "review"]
+    row = obj["rows"][0]
+    assert set(row) == {"deal", "dealer", "ns", "ew", "cum_ns", "cum_ew", "confidence"}
+    assert set(row["confidence"]) == {"ns", "ew", "cum_ns", "cum_ew"}
+    assert all(0.0 <= p <= 1.0 for p in row["confidence"].values())
+    for f in obj["flags"]:
+        assert {"kind", "written", "expected", "message"} <= set(f)
+
+
+def test_empty_and_garbage_readings_do_not_crash():
+    assert reconcile(SheetReading("empty", [])).rows == []
+    weird = sheet(running(SEED_001[:2]))
+    weird.rows[0].cells["ns"] = CellReading([("abc", 0.9), (None, 0.1)])
+    weird.rows[1].cells.pop("cum_ew")
+    result = reconcile(weird)
+    assert result.rows[0].values["ns"] in (None, 100)
+
+
+# ---------------------------------------------------------------- simulated matches
+@pytest.mark.parametrize("seed", range(6))
+def test_clean_simulated_sheets_exact(seed):
+    rng = random.Random(seed)
+    written = written_sheet(random_match(rng), rng, total_row=True)
+    result = reconcile(exact_reading(written))
+    assert result.flags == [] and result.review == []
+    for row, w in zip(result.rows, written.rows, strict=True):
+        assert [row.values[c] for c in ("ns", "ew", "cum_ns", "cum_ew")] == \
+            [w[c] for c in ("ns", "ew", "cum_ns", "cum_ew")]
+
+
+def test_noisy_clean_sheets_repaired_without_flags():
+    wrong = flagged = dealer = cells = 0
+    for seed in range(12):
+        rng = random.Random(100 + seed)
+        written = written_sheet(random_match(rng), rng, total_row=seed % 2 == 0)
+        result = reconcile(noisy_reading(written, rng))
+        flagged += any(f.kind != "dealer" for f in result.flags)
+        dealer += any(f.kind == "dealer" for f in result.flags)
+        for row, w in zip(result.rows, written.rows, strict=True):
+            for c in ("ns", "ew", "cum_ns", "cum_ew"):
+                cells += 1
+                wrong += row.values[c] != w[c]
+    assert flagged == 0
+    # a confidently misread dealer letter looks exactly like the players' rotation slip
+    assert dealer <= 1
+    assert wrong / cells < 0.01
+
+
+@pytest.mark.parametrize("kind", ["slip", "copy", "total", "winner", "missing_deal", "dealer", "score"])
+def test_planted_mistakes_found_in_noisy_sheets(kind):
+    found = 0
+    for seed in range(5):
+        rng = random.Random(1000 + seed)
+        written = written_sheet(random_match(rng), rng, mistake=kind, total_row=True)
+        planted = written.planted[0]
+        result = reconcile(exact_reading(written))
+        hits = [f for f in result.flags if f.kind == planted["kind"] and f.deal == planted["deal"]]
+        assert len(hits) == 1, (kind, seed, [f.message for f in result.flags])
+        noisy = reconcile(noisy_reading(written, rng))
+        found += any(f.kind == planted["kind"] and f.deal == planted["deal"] for f in noisy.flags)
+    assert found >= 4
