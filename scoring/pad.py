@@ -9,6 +9,7 @@ transition for one deal; :func:`score_match` runs a whole match.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from scoring.model import DEFAULT_RULES, SIDES, HouseRules, Pair, Result, other
 from scoring.points import DealScore, Item, score_result
@@ -17,9 +18,12 @@ GAME = 100
 MATCH_DEALS = 30
 
 
-@dataclass(frozen=True)
-class PadState:
-    """Games in the current rubber and part-scores in the current game, per side."""
+class PadState(NamedTuple):
+    """Games in the current rubber and part-scores in the current game, per side.
+
+    A named tuple (not a dataclass) because the sequence check builds and
+    hashes many of them.
+    """
 
     games_ns: int = 0
     games_ew: int = 0
