@@ -13,9 +13,11 @@ import os
 import resource
 import signal
 import sys
+import threading
 import time
 from collections import deque
 from collections.abc import Iterable
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from multiprocessing.connection import wait
 from pathlib import Path
@@ -98,14 +100,18 @@ def run_batch(items: Iterable[Item], options: BatchOptions, reader: Reader | Non
         bar = tqdm(total=len(todo), unit="scan", file=sys.stderr, disable=not options.progress,
                    dynamic_ncols=True)
         last_index = 0.0
+        guard = _InterruptGuard()
         try:
+            guard.install()
             for problem in [p for p in todo if isinstance(p, InputProblem)]:
-                _commit(ledger, out_dir, _problem_record(problem), rules, summary)
+                with guard.shielded():
+                    _commit(ledger, out_dir, _problem_record(problem), rules, summary)
                 bar.update(1)
             scans = deque(s for s in todo if isinstance(s, ScanInput))
             for record, rss_kb in pool.run(scans, options.timeout):
                 summary.peak_worker_rss_mb = max(summary.peak_worker_rss_mb, rss_kb / 1024)
-                _commit(ledger, out_dir, record, rules, summary)
+                with guard.shielded():
+                    _commit(ledger, out_dir, record, rules, summary)
                 bar.update(1)
                 bar.set_postfix(failed=summary.failed, refresh=False)
                 if time.monotonic() - last_index > INDEX_EVERY_S:
@@ -114,6 +120,7 @@ def run_batch(items: Iterable[Item], options: BatchOptions, reader: Reader | Non
         except KeyboardInterrupt:
             summary.interrupted = True
         finally:
+            guard.restore()
             pool.close()
             bar.close()
             outputs.write_index(out_dir, ledger)
@@ -160,6 +167,41 @@ def _commit(ledger: Ledger, out_dir: Path, record: ScanRecord, rules: dict | Non
             summary.sheets += 1
             summary.flagged += bool(sheet.result.get("flags"))
             summary.review += bool(sheet.result.get("review"))
+
+
+class _InterruptGuard:
+    """Ctrl-C raises KeyboardInterrupt, except inside ``shielded()`` where it waits until the
+    block ends, so a scan's ledger commit and its files are always finished together."""
+
+    def __init__(self) -> None:
+        self.shield = False
+        self.pending = False
+        self.previous = None
+
+    def install(self) -> None:
+        if threading.current_thread() is threading.main_thread():
+            self.previous = signal.signal(signal.SIGINT, self._handle)
+
+    def restore(self) -> None:
+        if self.previous is not None:
+            signal.signal(signal.SIGINT, self.previous)
+            self.previous = None
+
+    def _handle(self, signum, frame) -> None:
+        if self.shield:
+            self.pending = True
+        else:
+            raise KeyboardInterrupt
+
+    @contextmanager
+    def shielded(self):
+        self.shield = True
+        try:
+            yield
+        finally:
+            self.shield = False
+        if self.pending:
+            raise KeyboardInterrupt
 
 
 # --------------------------------------------------------------------------- workers

@@ -12,6 +12,7 @@ import time
 from pathlib import Path
 
 import pytest
+from test_batch_fakes import consistent_rows, sheet_bytes
 
 import cli
 from batch.atomic import atomic_write_bytes, atomic_write_json
@@ -122,9 +123,6 @@ def test_ctrl_c_keeps_finished_sheets_and_exits_130(tmp_path):
         print(s.line(), flush=True)
         sys.exit(130 if s.interrupted else 0)
     """)
-    sys.path.insert(0, str(ROOT / "tests"))
-    from test_batch_fakes import consistent_rows, sheet_bytes
-
     (folder / "a-fast.png").write_bytes(sheet_bytes(consistent_rows([(0, 370), (120, 0)])))
     for i in range(3):
         (folder / f"b-slow{i}.png").write_bytes(b"SLEEP 60 " + str(i).encode())
