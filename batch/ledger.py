@@ -147,9 +147,15 @@ class Ledger:
         self.path = Path(path)
         try:
             self.db = sqlite3.connect(self.path, timeout=30)
+        except sqlite3.Error as exc:
+            raise LedgerError(f"{self.path}: cannot open ledger ({exc})") from None
+        try:
             self.db.execute("PRAGMA foreign_keys = ON")
             self._migrate()
-        except sqlite3.DatabaseError as exc:
+        except (sqlite3.DatabaseError, LedgerError) as exc:
+            self.db.close()
+            if isinstance(exc, LedgerError):
+                raise
             raise LedgerError(f"{self.path}: not a usable ledger ({exc})") from None
 
     def __enter__(self) -> Ledger:
