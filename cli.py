@@ -350,13 +350,26 @@ def cmd_export(args) -> int:
     return EXIT_OK
 
 
+DEMO_SHEETS = 6
+
+
 def cmd_demo(args) -> int:
     from pathlib import Path
 
     root = Path(__file__).resolve().parent
     samples = root / "samples" / "scans"
-    if not samples.is_dir():
-        samples = root / "samples"
+    if not samples.is_dir():  # no bundled scans: make a few with the sample generator
+        samples = root / "samples" / "_generated" / "demo"
+        if not any(samples.glob("sheet-*")):
+            import subprocess
+
+            print(f"no samples/scans folder: generating {DEMO_SHEETS} sample sheets in {samples}",
+                  file=sys.stderr)
+            made = subprocess.run([sys.executable, str(root / "samples" / "generate.py"), "--out",
+                                   str(samples), "--count", str(DEMO_SHEETS), "--seed", "1"])
+            if made.returncode != 0:
+                print("rubberscan demo: could not generate the sample sheets", file=sys.stderr)
+                return 1
     status = run_batch_command([str(samples)], str(root / "out"), jobs=args.jobs)
     # Sheets that fail are part of the demo's report, not a failure of the demo itself.
     return EXIT_OK if status == EXIT_SOME_FAILED else status
