@@ -20,10 +20,18 @@ PAPER_LONG = 500  # long side of the copy used to find the paper outline
 
 
 def straighten(page: Page) -> StraightPage:
-    """Cut the sheet out of ``page`` and turn it upright and level."""
+    """Cut the sheet out of ``page`` and turn it upright and level (InputError if unusable)."""
     img = page.image
     if img is None or img.ndim != 3 or img.shape[2] != 3 or min(img.shape[:2]) < 50:
         raise InputError(f"{page.source}: page {page.index + 1} has no usable image")
+    try:
+        return _straighten(page)
+    except (ValueError, IndexError, ZeroDivisionError, np.linalg.LinAlgError, cv2.error) as exc:
+        raise InputError(f"{page.source}: page {page.index + 1}: cannot straighten ({exc})") from None
+
+
+def _straighten(page: Page) -> StraightPage:
+    img = page.image
     h0, w0 = img.shape[:2]
     s_small = ANALYSIS_LONG / max(h0, w0)
     small = cv2.resize(img, (round(w0 * s_small), round(h0 * s_small)), interpolation=cv2.INTER_AREA)

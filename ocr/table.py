@@ -63,10 +63,19 @@ class Rulings:
 
 
 def find_table(straight: StraightPage) -> Table:
-    """Locate the deal table on ``straight`` and return its cells (see ocr.data.Table)."""
-    img = straight.image
+    """Locate the deal table on ``straight`` and return its cells (see ocr.data.Table).
+
+    Raises InputError (and nothing else) when the page shows no summary score table."""
     page = straight.page
     src = page.source + (f" page {page.index + 1}" if page.index else "")
+    try:
+        return _find_table(straight, src)
+    except (ValueError, IndexError, ZeroDivisionError, cv2.error) as exc:  # odd geometry
+        raise InputError(f"{src}: {NOT_FOUND} (table analysis failed: {exc})") from None
+
+
+def _find_table(straight: StraightPage, src: str) -> Table:
+    img = straight.image
     if img is None or img.ndim < 2 or min(img.shape[:2]) < 100:
         raise InputError(f"{src}: page image too small")
     grey = paper_grey(img)
@@ -87,12 +96,12 @@ def find_table(straight: StraightPage) -> Table:
     y0, y1 = (header[1] if header is not None else rows[0][0].y0), last[-1].y1
 
     # rulings removed once over the whole table, cells cut from that
-    margin = max(2, round(0.6 * px_mm))
+    pitch = float(np.median([r[0].h for r in rows]))
+    margin = (max(2, round(0.6 * px_mm)), max(2, round(0.15 * pitch)))  # x, y
     zone = _full_res(rulings.both, (w, h))
-    zone = cv2.bitwise_and(zone, cv2.dilate(ink, np.ones((3, 3), np.uint8)))
-    band = max(3, round(0.6 * px_mm))
-    rx0, ry0 = max(0, x0 - 2 * margin), max(0, y0 - 2 * margin)
-    rx1, ry1 = min(w, x1 + 2 * margin), min(h, y1 + 2 * margin)
+    band = max(3, round(0.5 * px_mm) + 3)
+    rx0, ry0 = max(0, x0 - 2 * margin[1]), max(0, y0 - 2 * margin[1])
+    rx1, ry1 = min(w, x1 + 2 * margin[1]), min(h, y1 + 2 * margin[1])
     region = (rx0, ry0, rx1 - rx0, ry1 - ry0)
     clean = clean_region(grey, zone, region, band)
 
@@ -116,7 +125,7 @@ def find_table(straight: StraightPage) -> Table:
     if total is not None:
         cells.extend(_cell(crop, b, key, "total", margin, region, to_orig)
                      for key, b in zip(order[1:], total[1:], strict=True))
-    cells.extend(text_fields(grey, zone, rulings, rows, to_orig))
+    cells.extend(text_fields(grey, zone, rulings, rows, y0, to_orig))
 
     table_quad = box_quad((x0, y0, x1 - x0, y1 - y0), to_orig)
     layout = "summary+scoring" if _has_table_beside(blobs, x1, y0, y1) else "summary"
@@ -330,24 +339,26 @@ def _inner(b: Blob) -> tuple[int, int, int, int]:
     return (b.x0, b.y0, b.x1 - b.x0, b.y1 - b.y0)
 
 
-def _cell(crop, blob: Blob, key: str, row: str, margin: int, region: tuple[int, int, int, int],
-          to_original: np.ndarray) -> CellImage:
-    """One cell: the blob grown by ``margin`` (kept inside the cleaned ``region``)."""
+def _cell(crop, blob: Blob, key: str, row: str, margin: tuple[int, int],
+          region: tuple[int, int, int, int], to_original: np.ndarray) -> CellImage:
+    """One cell: the blob grown by ``margin`` (x, y), kept inside the cleaned ``region``."""
     rx, ry, rw, rh = region
-    x0, y0 = max(rx, blob.x0 - margin), max(ry, blob.y0 - margin)
-    x1, y1 = min(rx + rw, blob.x1 + margin), min(ry + rh, blob.y1 + margin)
+    mx, my = margin
+    x0, y0 = max(rx, blob.x0 - mx), max(ry, blob.y0 - my)
+    x1, y1 = min(rx + rw, blob.x1 + mx), min(ry + rh, blob.y1 + my)
     box = (x0, y0, x1 - x0, y1 - y0)
     return CellImage(key=key, row=row, image=crop(box).copy(), quad=box_quad(box, to_original), box=box)
 
 
 def text_fields(grey: np.ndarray, zone: np.ndarray, rulings: Rulings, rows: list[Row],
-                to_original: np.ndarray) -> list[CellImage]:
-    """The writing areas above the "Names: N/S", "E/W" and "Winners:" underlines."""
+                table_top: int, to_original: np.ndarray) -> list[CellImage]:
+    """The writing areas above the "Names: N/S", "E/W" and "Winners:" underlines, which
+    are the long horizontal rulings above the table (``table_top``)."""
     k = ANALYSIS
     mm = rulings.px_mm  # analysis pixels per mm
-    top = rows[0][0].y0 // k
     pitch = float(np.median([r[0].h for r in rows]))
-    n, _, stats, _ = cv2.connectedComponentsWithStats(rulings.horiz[:max(1, top - round(pitch / k))], 8)
+    top = max(1, round(table_top / k - 3 * mm))
+    n, _, stats, _ = cv2.connectedComponentsWithStats(rulings.horiz[:top], 8)
     segs = [tuple(int(v) * k for v in stats[i, :4]) for i in range(1, n)
             if stats[i, 2] >= 20 * mm and stats[i, 3] <= 2.5 * mm]
     segs.sort(key=lambda s: s[1])
@@ -366,7 +377,7 @@ def text_fields(grey: np.ndarray, zone: np.ndarray, rulings: Rulings, rows: list
             found["winners"] = lines[1][0]
     out = []
     height = round(1.5 * pitch)
-    band = max(3, round(0.6 * mm * k))
+    band = max(3, round(0.5 * mm * k) + 3)
     for key in TEXT_FIELDS:
         if key not in found:
             continue

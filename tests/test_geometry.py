@@ -1,0 +1,191 @@
+"""ocr.page + ocr.table: the deal table is found and cut right on varied printings and scans.
+
+Ground truth comes from ocr/form.py (another engineer's renderer, which returns every
+cell's box); the scans are made here by warping its pages (skew, quarter turns, a
+phone photo's perspective on a dark table, shadow + JPEG, fax-like binarisation).
+"""
+
+from __future__ import annotations
+
+import math
+import random
+
+import cv2
+import numpy as np
+import pytest
+
+from ocr.data import DEAL_COLUMNS, InputError, Page
+from ocr.form import random_style, render_form
+from ocr.page import straighten
+from ocr.table import find_table
+
+BACKGROUND = (60, 80, 100)  # a wooden table, BGR
+
+
+def _handwriting(img: np.ndarray, geom, rng: random.Random) -> None:
+    """Script-font numbers in most cells, some written across the ruling below."""
+    for (_row, key), (x0, y0, x1, y1) in geom.cells.items():
+        if rng.random() < 0.2:
+            continue
+        text = rng.choice("NESW") if key == "dealer" else str(rng.choice([0, 30, 120, 450, 1230]))
+        h = y1 - y0
+        scale = h / 30.0 * rng.uniform(0.8, 1.1)
+        y = int(y1 + 0.15 * h) if rng.random() < 0.2 else int(y1 - rng.uniform(0.1, 0.3) * h)
+        cv2.putText(img, text, (int(x0 + rng.uniform(0.05, 0.3) * (x1 - x0)), y),
+                    cv2.FONT_HERSHEY_SCRIPT_SIMPLEX, scale, 40, max(1, int(scale * 2)), cv2.LINE_AA)
+
+
+def make_scan(seed: int, layout: str, angle: float = 0.0, turns: int = 0, photo: bool = False,
+              post: str = "", dpi: int = 200):
+    """A filled sheet scanned or photographed; returns (Page, truth quads on Page.image)."""
+    rng = random.Random(seed)
+    img, geom = render_form(random_style(rng, layout, dpi=dpi))
+    _handwriting(img, geom, rng)
+    bgr = cv2.cvtColor(img, cv2.COLOR_GRAY2BGR)
+    h, w = img.shape
+    m = np.eye(3)
+    if photo:
+        pad = int(0.15 * w)
+        src = np.float32([[0, 0], [w, 0], [w, h], [0, h]])
+        dst = src + pad + np.float32([[rng.uniform(-0.06, 0.06) * w for _ in range(2)] for _ in range(4)])
+        p = cv2.getPerspectiveTransform(src, dst)
+        w, h = w + 2 * pad, h + 2 * pad
+        bgr = cv2.warpPerspective(bgr, p, (w, h), borderValue=BACKGROUND)
+        m = p @ m
+    if angle:
+        r = cv2.getRotationMatrix2D((w / 2, h / 2), angle, 1.0)
+        bgr = cv2.warpAffine(bgr, r, (w, h), borderValue=BACKGROUND if photo else (255, 255, 255))
+        m = np.vstack([r, [0, 0, 1]]) @ m
+    for _ in range(turns):
+        bgr = cv2.rotate(bgr, cv2.ROTATE_90_CLOCKWISE)
+        m = np.array([[0, -1, h - 1], [1, 0, 0], [0, 0, 1]], float) @ m
+        w, h = h, w
+    if post == "shadow+jpeg":
+        ramp = np.linspace(0.55, 1.0, w, dtype=np.float32)[None, :, None]
+        bgr = (bgr * ramp).astype(np.uint8)
+        bgr = cv2.imdecode(cv2.imencode(".jpg", bgr, [cv2.IMWRITE_JPEG_QUALITY, 55])[1], 1)
+    elif post == "fax":
+        g = cv2.GaussianBlur(cv2.cvtColor(bgr, cv2.COLOR_BGR2GRAY), (3, 3), 0)
+        b = np.where(g < 150, 0, 255).astype(np.uint8)
+        flip = np.random.default_rng(seed).random(b.shape) < 0.005
+        b[flip] = 255 - b[flip]
+        bgr = cv2.cvtColor(b, cv2.COLOR_GRAY2BGR)
+    truth = {k: cv2.perspectiveTransform(geom.quad(b)[None].astype(np.float64), m)[0]
+             for k, b in geom.cells.items()}
+    return Page(source=f"synthetic-{seed}", index=0, image=bgr), truth
+
+
+CASES = [
+    ("classic", dict()),
+    ("wide", dict(angle=2.4)),
+    ("classic", dict(angle=-6.0, turns=1)),
+    ("wide", dict(angle=0.8, turns=2)),
+    ("classic", dict(turns=3, dpi=150)),
+    ("classic", dict(photo=True, post="shadow+jpeg")),
+    ("wide", dict(photo=True, angle=-3.0, post="shadow+jpeg")),
+    ("classic", dict(angle=1.2, post="fax")),
+]
+
+
+@pytest.mark.parametrize("i, layout, kw", [(i, c[0], c[1]) for i, c in enumerate(CASES)])
+def test_table_found_and_every_cell_in_its_truth_cell(i, layout, kw):
+    page, truth = make_scan(1000 + i, layout, **kw)
+    straight = straighten(page)
+    assert straight.rotated == (4 - kw.get("turns", 0)) % 4 * 90
+    table = find_table(straight)
+
+    expected_rows = [str(n) for n in range(1, 31)] + (["total"] if layout == "wide" else [])
+    assert table.has_total_row == (layout == "wide")
+    assert table.deal_rows == [str(n) for n in range(1, 31)]
+    got = {(c.row, c.key): c for c in table.cells if c.row}
+    assert set(got) == set(truth)
+    assert {r for r, _ in got} == set(expected_rows)
+    for key, cell in got.items():
+        cx, cy = cell.quad.mean(axis=0)
+        inside = cv2.pointPolygonTest(truth[key].astype(np.float32), (float(cx), float(cy)), False)
+        assert inside >= 0, f"cell {key} centre ({cx:.0f}, {cy:.0f}) outside its truth cell"
+        assert cell.image.dtype == np.uint8 and cell.image.ndim == 2
+        bx, by, bw, bh = cell.box
+        assert cell.image.shape == (bh, bw)
+
+    # residual skew: the truth rows, mapped onto the straight image, are level
+    inv = np.linalg.inv(straight.to_original)
+    angles = []
+    for quad in truth.values():
+        p = cv2.perspectiveTransform(quad[None], inv)[0]
+        d = p[1] - p[0]
+        angles.append(math.degrees(math.atan2(d[1], d[0])))
+    assert abs(float(np.median(angles))) < 0.3
+    assert {c.key for c in table.cells if not c.row} == {"names_ns", "names_ew", "winners"}
+
+
+def test_cells_have_rulings_removed_but_keep_handwriting():
+    page, _ = make_scan(7, "classic")
+    table = find_table(straighten(page))
+    for row in ("3", "17", "29"):
+        for key in DEAL_COLUMNS:
+            img = table.cell(row, key).image
+            h, w = img.shape
+            # a ruling would be a (nearly) full-length dark line along an edge
+            rows_dark = (img < 128).mean(axis=1)
+            cols_dark = (img < 128).mean(axis=0)
+            assert rows_dark.max() < 0.7, f"horizontal ruling left in cell {row}/{key}"
+            assert cols_dark.max() < 0.7, f"vertical ruling left in cell {row}/{key}"
+            assert np.median(img) > 230  # paper stays white
+
+
+def test_stroke_crossing_a_ruling_survives():
+    rng = random.Random(3)
+    img, geom = render_form(random_style(rng, "classic", dpi=200))
+    x0, y0, x1, y1 = geom.cells[("5", "ns")]
+    xm = int((x0 + x1) / 2)
+    cv2.line(img, (xm, int(y0 + 0.3 * (y1 - y0))), (xm, int(y1 + 0.3 * (y1 - y0))), 0, 3)
+    page = Page(source="cross", index=0, image=cv2.cvtColor(img, cv2.COLOR_GRAY2BGR))
+    table = find_table(straighten(page))
+    cell = table.cell("5", "ns")
+    # the column of the stroke stays dark right down through the ruling at the cell bottom
+    bx, by, bw, bh = cell.box
+    sx = xm * table.straight.image.shape[1] / img.shape[1] - bx
+    strip = cell.image[:, max(0, int(sx) - 3):int(sx) + 4].min(axis=1)
+    lower = strip[int(0.4 * bh):]
+    assert (lower < 128).mean() > 0.9
+
+
+def _page(img: np.ndarray, name: str) -> Page:
+    bgr = img if img.ndim == 3 else cv2.cvtColor(img, cv2.COLOR_GRAY2BGR)
+    return Page(source=name, index=0, image=bgr)
+
+
+def test_blank_page_is_not_a_sheet():
+    with pytest.raises(InputError, match="no summary score table found"):
+        find_table(straighten(_page(np.full((2339, 1654), 250, np.uint8), "blank")))
+
+
+def test_random_texture_is_not_a_sheet():
+    rng = np.random.default_rng(5)
+    noise = rng.integers(0, 255, (300, 220, 3), np.uint8)
+    photo = cv2.GaussianBlur(cv2.resize(noise, (1500, 2000), interpolation=cv2.INTER_CUBIC), (5, 5), 0)
+    with pytest.raises(InputError, match="no summary score table found"):
+        find_table(straighten(_page(photo, "texture")))
+
+
+def test_scoring_table_alone_is_not_a_sheet():
+    img, geom = render_form(random_style(random.Random(11), "classic", dpi=200))
+    x0, y0, x1, y1 = (int(v) for v in geom.scoring_box)
+    page = np.full_like(img, 255)
+    page[y0 - 20:y1 + 20, 100:100 + (x1 - x0) + 40] = img[y0 - 20:y1 + 20, x0 - 20:x1 + 20]
+    with pytest.raises(InputError, match="no summary score table found"):
+        find_table(straighten(_page(page, "scoring-only")))
+
+
+def test_other_ruled_form_is_not_a_sheet():
+    # a plain ruled grid of 30 rows x 6 columns without printed deal numbers
+    img = np.full((2339, 1654), 255, np.uint8)
+    xs = [150 + 200 * i for i in range(7)]
+    ys = [400 + 55 * j for j in range(31)]
+    for x in xs:
+        cv2.line(img, (x, ys[0]), (x, ys[-1]), 0, 3)
+    for y in ys:
+        cv2.line(img, (xs[0], y), (xs[-1], y), 0, 3)
+    with pytest.raises(InputError, match="no summary score table found"):
+        find_table(straighten(_page(img, "grid")))
