@@ -93,11 +93,17 @@ def all_results() -> Iterable[Result]:
 def _table(vul_ns: bool, vul_ew: bool) -> dict[tuple[int, int], dict[Effect, tuple[Result, ...]]]:
     """(raw N/S, raw E/W) entries -> {pad effect: results} for one vulnerability."""
     table: dict[tuple[int, int], dict[Effect, list[Result]]] = {}
+    plain: dict[Result, tuple[Pair, Effect]] = {}  # honours only add to the totals
     for r in all_results():
-        s = score_result(r, vul_ns if r.declarer == "ns" else vul_ew)
-        below = s.below.of(r.declarer)
-        effect = (r.declarer if below else None, below)
-        table.setdefault(tuple(s.total), {}).setdefault(effect, []).append(r)
+        base = Result(r.contract, r.declarer, r.tricks)
+        if base not in plain:
+            s = score_result(base, vul_ns if r.declarer == "ns" else vul_ew)
+            below = s.below.of(r.declarer)
+            plain[base] = (s.total, (r.declarer if below else None, below))
+        total, effect = plain[base]
+        if r.honours:
+            total = total.plus(Pair.one(r.honours_side, r.honours))
+        table.setdefault(tuple(total), {}).setdefault(effect, []).append(r)
     return {k: {e: tuple(rs) for e, rs in v.items()} for k, v in table.items()}
 
 
@@ -228,11 +234,26 @@ def step(states: Iterable[PadState], ns: int, ew: int, last: bool = False,
         table = _effects(gn > 0, ge > 0)
         for offset in _offsets(state, True, rules):
             for side, amount in table.get((ns - offset[0], ew - offset[1]), ()):
-                after, winner, bonus, _ = advance(state, side, amount)
-                if winner:
-                    if offset == tuple(Pair.one(winner, bonus)):
-                        reached.add(after)
+                # scoring.pad.advance, inlined (this loop runs thousands of times)
+                if side is None:
+                    after = state
+                elif side == "ns":
+                    if ln + amount < 100:
+                        after = PadState(gn, ge, ln + amount, le)
+                    elif gn:
+                        if offset == (700 if ge == 0 else 500, 0):
+                            reached.add(FRESH)
+                        continue
+                    else:
+                        after = PadState(1, ge, 0, 0)
+                elif le + amount < 100:
+                    after = PadState(gn, ge, ln, le + amount)
+                elif ge:
+                    if offset == (0, 700 if gn == 0 else 500):
+                        reached.add(FRESH)
                     continue
+                else:
+                    after = PadState(gn, 1, 0, 0)
                 if after not in bonuses:
                     bonuses[after] = {tuple(unfinished_bonus(after, r)) for r in rules}
                 if offset in bonuses[after]:
