@@ -1,10 +1,15 @@
 """The score pad: seed 001's worked rubber deal by deal, games, rubbers, unfinished bonus."""
 
+import random
+
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from scoring.model import HouseRules, Pair
 from scoring.notation import parse_deals
 from scoring.pad import FRESH, PadState, score_match, unfinished_bonus
+from scoring.simulate import random_result
 
 # Seed 001: Frank & Lena (here N/S) v Arrow & Beatrice (E/W).
 SEED_001 = """\
@@ -107,3 +112,39 @@ def test_bad_house_rules_rejected():
         HouseRules("most")
     with pytest.raises(ValueError):
         HouseRules(partscore_bonus=70)
+
+
+def test_text_pad_rubbers_and_unfinished():
+    from scoring.padtext import render_pad
+
+    deals = "4S N 10\n3NT S 9\npass\n2H E 8\n1NTx W 9 honours 150 EW\n2C N 8\n"
+    text = render_pad(score_match(parse_deals(deals), unfinished=True))
+    blocks = text.split("\n\n")
+    assert blocks[0].startswith("Rubber 1\n") and "Rubber 2 (unfinished)" in blocks[1]
+    assert "920 | 0" in blocks[0] and "WE +920" in blocks[0]
+    # rubber 2: E/W 300 game + 150 honours + 50 + 200 above; N/S 100 part-score bonus
+    above = blocks[1].split("==========")[0]
+    assert above.index("300") < above.index("150") < above.index("200")
+    assert "100 | 200" in above
+    assert "140 | 840" in blocks[1]
+    assert "WE 1060  THEY 840" in blocks[2] and "(1 passed out)" in blocks[2]
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(0, 10_000), st.booleans())
+def test_totals_are_sums_of_entries(seed, unfinished):
+    rng = random.Random(seed)
+    results = [random_result(rng) for _ in range(rng.randrange(1, 40))]
+    m = score_match(results, unfinished=unfinished)
+    cum = Pair()
+    for line in m.lines:
+        j = line.to_json()
+        assert j["ns"] == j["below"]["ns"] + j["above"]["ns"]
+        assert j["ew"] == j["below"]["ew"] + j["above"]["ew"]
+        assert line.total == (sum(i.amount for i in line.score.items if i.side == "ns"),
+                              sum(i.amount for i in line.score.items if i.side == "ew"))
+        cum = cum.plus(line.total)
+        assert line.cumulative == cum
+        assert j["below"]["ns"] == 0 or j["below"]["ew"] == 0  # one contract a deal
+    games = [ln.outcome.rubber_bonus for ln in m.lines if ln.outcome.rubber_bonus]
+    assert all(b in (500, 700) for b in games)
