@@ -206,3 +206,24 @@ def score_match(
             rubber += 1
         state = outcome.after
     return MatchScore(tuple(lines), state)
+
+
+@dataclass(frozen=True)
+class MatchOutcome:
+    """Who won a match, judged from the per-deal totals alone (seed 000's format)."""
+
+    winner: str | None  # "ns"/"ew", None while undecided
+    totals: Pair  # after the deciding deal (or all deals when undecided)
+    decided_at: int | None  # deals played when the match was decided: 30, 32, 34...
+    extra_deals: int  # deals played after the match was decided (should be 0)
+
+
+def match_outcome(deal_totals: list[tuple[int, int]], deals: int = MATCH_DEALS) -> MatchOutcome:
+    """The pair ahead after ``deals`` deals wins; on a tie two more deals, then two more..."""
+    cum = Pair()
+    for n, (ns, ew) in enumerate(deal_totals, start=1):
+        cum = cum.plus((ns, ew))
+        if n >= deals and (n - deals) % 2 == 0 and cum.ns != cum.ew:
+            winner = "ns" if cum.ns > cum.ew else "ew"
+            return MatchOutcome(winner, cum, n, len(deal_totals) - n)
+    return MatchOutcome(None, cum, None, 0)

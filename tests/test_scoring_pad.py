@@ -148,3 +148,16 @@ def test_totals_are_sums_of_entries(seed, unfinished):
         assert j["below"]["ns"] == 0 or j["below"]["ew"] == 0  # one contract a deal
     games = [ln.outcome.rubber_bonus for ln in m.lines if ln.outcome.rubber_bonus]
     assert all(b in (500, 700) for b in games)
+
+
+def test_match_outcome_tie_extends_two_deals_at_a_time():
+    from scoring.pad import match_outcome
+
+    level = [(0, 0)] * 29 + [(100, 100)]
+    assert match_outcome(level).winner is None
+    assert match_outcome(level + [(0, 50)]).winner is None  # 31 deals: not a decision point
+    out = match_outcome(level + [(0, 50), (0, 0)])
+    assert (out.winner, out.decided_at, out.extra_deals, out.totals) == ("ew", 32, 0, (100, 150))
+    out = match_outcome([(0, 0)] * 29 + [(100, 0)] + [(0, 500)] * 2)
+    assert (out.winner, out.decided_at, out.extra_deals) == ("ns", 30, 2)
+    assert match_outcome([(10, 0)] * 12).winner is None  # fewer than 30 deals: undecided
