@@ -11,6 +11,8 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass, field
 
+from scoring.inverse import initial_states, step
+from scoring.model import ALL_RULES
 from scoring.simulate import random_match
 
 SIDES = ("ns", "ew")
@@ -23,6 +25,7 @@ MISTAKES = {
     "total": "total",  # the Total row does not match (wide layout only)
     "winner": "winner",  # the named winners have the lower total
     "impossible_pair": "score",  # both sides scoring on one deal without honours
+    "unexplainable": "score",  # a deal score no rubber history can explain (an extra zero...)
     "missing_deal": "missing_deal",  # a row left empty in the middle
     "dealer": "dealer",  # a wrong dealer in the rotation
 }
@@ -74,21 +77,47 @@ def _slip(rng: random.Random, value: int) -> int:
     return value + delta if value + delta > 0 else value + abs(delta)
 
 
-def pick_deal(rng: random.Random, rows: list[dict], detail: str, taken: set[int]) -> int | None:
-    """A row index (never the first or last, not next to another mistake) for ``detail``."""
+def _unexplainable(rows: list[dict], candidates: list[int]) -> dict[int, int]:
+    """Row index -> a slip of its one-sided score (an extra zero, or a duplicate-style bonus
+    added) that no rubber history explains, by the scoring core's sequence check."""
+    out: dict[int, int] = {}
+    states = initial_states(ALL_RULES)
+    for k, row in enumerate(rows[:-1]):
+        if k in candidates:
+            v = row["ns"] or row["ew"]
+            for wrong in (v * 10, v + 50, v + 300, v + 500):
+                pair = (wrong, 0) if row["ns"] else (0, wrong)
+                if not step(states, *pair, False, ALL_RULES):
+                    out[k] = wrong
+                    break
+        states = step(states, row["ns"], row["ew"], False, ALL_RULES)
+    return out
+
+
+def pick_deal(rng: random.Random, rows: list[dict], detail: str,
+              taken: set[int]) -> tuple[int, int | None] | None:
+    """A row index for ``detail`` (never the first or last, not next to another mistake),
+    and for "unexplainable" the wrong score to write there."""
     free = [k for k in range(1, 29) if not {k - 1, k, k + 1} & taken]
-    if detail == "impossible_pair":  # a deal where exactly one side scored, not honours alone
+    value = None
+    if detail in ("impossible_pair", "unexplainable"):  # exactly one side scored, not honours
         free = [k for k in free if (rows[k]["ns"] == 0) != (rows[k]["ew"] == 0)
                 and max(rows[k]["ns"], rows[k]["ew"]) not in (100, 150)]
+    if detail == "unexplainable":
+        wrong = _unexplainable(rows, free)
+        free = sorted(wrong)
     if not free:
         return None
     k = rng.choice(free)
+    if detail == "unexplainable":
+        value = wrong[k]
     taken.add(k)
-    return k
+    return k, value
 
 
-def plant(rng: random.Random, rows: list[dict], detail: str, k: int) -> dict:
-    """Plant one mistake of kind ``detail`` at row index ``k`` of ``rows`` (in place).
+def plant(rng: random.Random, rows: list[dict], detail: str, k: int, value: int | None = None) -> dict:
+    """Plant one mistake of kind ``detail`` at row index ``k`` of ``rows`` (in place);
+    ``value`` is the wrong score for "unexplainable".
 
     Plant in increasing ``k``: a mistake only changes its own row and the rows after it.
     """
@@ -111,6 +140,13 @@ def plant(rng: random.Random, rows: list[dict], detail: str, k: int) -> dict:
         for later in rows[k:]:  # the players add what they wrote
             later[f"cum_{side}"] += row[side]
         return _mistake(k + 1, detail, side, side, row[side], 0)
+    if detail == "unexplainable":
+        side = "ns" if row["ns"] else "ew"
+        expected = row[side]
+        row[side] = value
+        for later in rows[k:]:  # the players add what they wrote
+            later[f"cum_{side}"] += value - expected
+        return _mistake(k + 1, detail, side, side, value, expected)
     if detail == "missing_deal":
         true = dict(row)
         rows[k] = _row(row["deal"], None, None, None, None, None)
@@ -151,11 +187,11 @@ def sheet_content(rng: random.Random, layout: str = "classic", mistake_rate: flo
             want_total |= detail == "total"
             want_winner |= detail == "winner"
             continue
-        k = pick_deal(rng, rows, detail, taken)
-        if k is not None:
-            chosen.append((k, detail))
-    for k, detail in sorted(chosen):
-        planted.append(plant(rng, rows, detail, k))
+        pick = pick_deal(rng, rows, detail, taken)
+        if pick is not None:
+            chosen.append((pick[0], detail, pick[1]))
+    for k, detail, value in sorted(chosen, key=lambda c: c[0]):
+        planted.append(plant(rng, rows, detail, k, value))
     final = rows[-1]
     totals = {s: final[f"cum_{s}"] for s in SIDES}
     totals_written = dict(totals) if layout == "wide" else None

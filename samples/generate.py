@@ -10,7 +10,7 @@ S, S+1, ...; everything is deterministic from the seed.  Importable API:
 
 Options (None = drawn at random from the seed): layout, hand, second_hand, ink, scan,
 zero_style, typed, mistakes (tuple of samples.content.MISTAKES keys), mistake_rate,
-container ("jpg", "png", "pdf", "tiff"), allow_turn.  See samples/README.md for the
+container ("jpg", "png", "pdf", "tiff"), allow_turn, scan_dpi, jpeg_quality.  See samples/README.md for the
 truth format.
 """
 
@@ -57,7 +57,8 @@ def render_sheet(seed: int, *, layout: str | None = None, hand: str | None = Non
                  second_hand: str | None = None, ink: str | None = None,
                  scan: str | None = None, zero_style: str | None = None,
                  typed: bool | None = None, mistakes: tuple[str, ...] | None = None,
-                 mistake_rate: float = 0.3, allow_turn: bool = True) -> tuple[np.ndarray, dict]:
+                 mistake_rate: float = 0.3, allow_turn: bool = True, scan_dpi: float | None = None,
+                 jpeg_quality: int | None = None) -> tuple[np.ndarray, dict]:
     """One filled, scanned sheet as an image (BGR, or grey for fax) and its truth."""
     _check("layout", layout, LAYOUTS)
     _check("hand", hand, HANDS)
@@ -81,7 +82,7 @@ def render_sheet(seed: int, *, layout: str | None = None, hand: str | None = Non
         second_hand = rng.choice(WRITING_HANDS)
     switch = rng.randint(8, 22) if second_hand else 99
 
-    form_dpi = 200 if scan in ("photo", "fax") else 300
+    form_dpi = 200 if scan in ("photo", "fax") or (scan_dpi or 300) <= 200 else 300
     page_grey, geom = render_form(random_style(rng, layout, form_dpi))
     page = cv2.cvtColor(page_grey, cv2.COLOR_GRAY2BGR)
     content = sheet_content(rng, layout, mistake_rate=mistake_rate, mistakes=mistakes)
@@ -91,7 +92,9 @@ def render_sheet(seed: int, *, layout: str | None = None, hand: str | None = Non
         ink2 = ink if rng.random() < 0.6 or typed else rng.choice(sorted(INKS))
         pens.append(Pen(second_hand, ink2, rng, px_mm))
     cells = fill_form(page, geom, content, pens, switch, zero_style, np_rng)
-    sc = make_scan(page, form_dpi, scan, rng, np_rng, allow_turn=allow_turn)
+    sc = make_scan(page, form_dpi, scan, rng, np_rng, allow_turn=allow_turn, dpi=scan_dpi)
+    if jpeg_quality is not None:
+        sc.jpeg_quality = jpeg_quality
 
     def quad(box) -> list[list[float]]:
         x0, y0, x1, y1 = box

@@ -86,17 +86,20 @@ def _turn(rng: random.Random, allow: bool) -> int:
 
 
 def make_scan(page: np.ndarray, page_dpi: float, kind: str, rng: random.Random,
-              np_rng: np.random.Generator, allow_turn: bool = True) -> Scan:
-    """A scan of ``page`` (BGR, rendered at ``page_dpi``) of the given kind."""
+              np_rng: np.random.Generator, allow_turn: bool = True,
+              dpi: float | None = None) -> Scan:
+    """A scan of ``page`` (BGR, rendered at ``page_dpi``) of the given kind; ``dpi``
+    overrides the output resolution of flatbed scans and photos."""
     if kind not in SCAN_KINDS:
         raise ValueError(f"unknown scan kind {kind!r}; choose one of {', '.join(SCAN_KINDS)}")
     return {"clean": _flatbed, "skewed": _flatbed, "photo": _photo, "fax": _fax}[kind](
-        page, page_dpi, kind, rng, np_rng, allow_turn)
+        page, page_dpi, kind, rng, np_rng, allow_turn, dpi)
 
 
-def _flatbed(page, page_dpi, kind, rng, np_rng, allow_turn) -> Scan:
+def _flatbed(page, page_dpi, kind, rng, np_rng, allow_turn, want_dpi) -> Scan:
     h, w = page.shape[:2]
     dpi = 300.0 if kind == "clean" else rng.choice((200.0, 250.0, 300.0))
+    dpi = float(want_dpi or dpi)
     skew = rng.uniform(-2, 2) if kind == "clean" else rng.uniform(-8, 8)
     turn = 0 if kind == "clean" else _turn(rng, allow_turn)
     s = dpi / page_dpi
@@ -121,9 +124,10 @@ def _table(w: int, h: int, rng: random.Random, np_rng: np.random.Generator) -> n
     return np.clip(img, 0, 255).astype(np.uint8)
 
 
-def _photo(page, page_dpi, kind, rng, np_rng, allow_turn) -> Scan:
+def _photo(page, page_dpi, kind, rng, np_rng, allow_turn, want_dpi) -> Scan:
     h, w = page.shape[:2]
     dpi = rng.uniform(150, 200)
+    dpi = float(want_dpi or dpi)
     s = dpi / page_dpi
     sw, sh = w * s, h * s
     turn = _turn(rng, allow_turn)
@@ -181,7 +185,7 @@ def _photo(page, page_dpi, kind, rng, np_rng, allow_turn) -> Scan:
     return Scan(img, m, kind, turn, round(top_edge, 3), dpi, rng.randint(40, 75))
 
 
-def _fax(page, page_dpi, kind, rng, np_rng, allow_turn) -> Scan:
+def _fax(page, page_dpi, kind, rng, np_rng, allow_turn, want_dpi) -> Scan:
     h, w = page.shape[:2]
     skew = rng.uniform(-1.5, 1.5)
     fine = rng.random() < 0.3  # "fine" mode is 200x200; standard is 200x100
