@@ -14,7 +14,7 @@ import numpy as np
 
 from ocr.data import InputError
 
-PER_LINE = 10  # deal-number crops per composite line
+PER_LINE = 1  # deal-number crops per composite line (one: Tesseract cannot merge them)
 TARGET_H = 26  # printed digit height (px) Tesseract reads best at, roughly
 WHITELIST = "0123456789DdEeaAlLrRSsCcoOuUmMtTiIvVNWw/"
 DIGIT_FIX = str.maketrans({"O": "0", "o": "0", "D": "0", "l": "1", "I": "1", "i": "1",
@@ -80,7 +80,7 @@ def _compose(header: np.ndarray | None, crops: list[np.ndarray | None], f: float
     scaled = [_resize(c, f) if c is not None else None for c in crops]
     cell_h = max(s.shape[0] for s in scaled if s is not None)
     cell_w = max(s.shape[1] for s in scaled if s is not None)
-    gap_x, gap_y = 2 * cell_h, cell_h
+    gap_x, gap_y = 2 * cell_h, max(8, cell_h // 2)
     slot_w, slot_h = cell_w + gap_x, cell_h + gap_y
     n_lines = (len(crops) + PER_LINE - 1) // PER_LINE
     grid_w = PER_LINE * slot_w + gap_x

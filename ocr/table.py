@@ -23,6 +23,7 @@ from ocr.printed import read_printed
 NOT_FOUND = "no summary score table found"
 N_COLS = 1 + len(DEAL_COLUMNS)  # the printed deal-number column, then DEAL_COLUMNS
 DEALS = 30
+RULING_INK = 215  # rulings may be thin and faint: anything darker than the paper may be one
 ANALYSIS = 2  # rulings and cells are found at 1/ANALYSIS of the straight resolution
 
 
@@ -79,7 +80,7 @@ def _find_table(straight: StraightPage, src: str) -> Table:
     if img is None or img.ndim < 2 or min(img.shape[:2]) < 100:
         raise InputError(f"{src}: page image too small")
     grey = paper_grey(img)
-    ink = ink_mask(grey)
+    ink = ink_mask(grey, RULING_INK)
     h, w = ink.shape
     half = cv2.resize(ink, (w // ANALYSIS, h // ANALYSIS), interpolation=cv2.INTER_AREA)
     rulings = find_rulings(np.where(half >= 60, 255, 0).astype(np.uint8))
