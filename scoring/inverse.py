@@ -19,7 +19,6 @@ from functools import lru_cache
 
 from scoring.model import (
     ALL_RULES,
-    DEFAULT_RULES,
     SIDES,
     STRAINS,
     Contract,
@@ -143,7 +142,7 @@ def _unfinished_options(state: PadState, rules: frozenset[HouseRules]):
 
 
 def explain(ns: int, ew: int, state: PadState = FRESH, last: bool = False,
-            rules: RulesArg = DEFAULT_RULES) -> list[Explanation]:
+            rules: RulesArg = ALL_RULES) -> list[Explanation]:
     """Every result giving exactly (ns, ew) for this deal on a pad in ``state``.
 
     ``last``: the deal is the match's last, so its totals include the
@@ -216,7 +215,7 @@ def _next_states(state: PadState, ns: int, ew: int, reached: set[PadState]) -> N
 
 
 def step(states: Iterable[PadState], ns: int, ew: int, last: bool = False,
-         rules: RulesArg = DEFAULT_RULES) -> frozenset[PadState]:
+         rules: RulesArg = ALL_RULES) -> frozenset[PadState]:
     """The pad states reachable after a deal scored (ns, ew) from any of ``states``.
 
     Empty when no result explains the deal from any of them.  With ``last``
@@ -261,7 +260,7 @@ def step(states: Iterable[PadState], ns: int, ew: int, last: bool = False,
     return frozenset(reached)
 
 
-def initial_states(rules: RulesArg = DEFAULT_RULES) -> frozenset[PadState]:
+def initial_states(rules: RulesArg = ALL_RULES) -> frozenset[PadState]:
     """The pad before the first deal: a fresh rubber (the same under every house rule)."""
     return frozenset([FRESH])
 
