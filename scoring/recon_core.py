@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from functools import lru_cache
-
 from scoring import inverse
 from scoring.model import ALL_RULES, HouseRules
 
@@ -20,20 +18,9 @@ class CoreChecker:
 
     def __init__(self, rules=None) -> None:
         self.rules = rules_set(rules)
-        self._one = lru_cache(maxsize=200_000)(self._step_one)
 
     def initial(self) -> frozenset:
         return inverse.initial_states(self.rules)
 
-    def _step_one(self, state, ns: int, ew: int, last: bool) -> frozenset:
-        return inverse.step((state,), ns, ew, last, self.rules)
-
     def step(self, states: frozenset, ns: int, ew: int, last: bool = False) -> frozenset:
-        """Union of the per-state steps (memoised per state: sheets share most states)."""
-        one = self._one
-        if len(states) == 1:
-            return one(next(iter(states)), ns, ew, last)
-        out: set = set()
-        for state in states:
-            out |= one(state, ns, ew, last)
-        return frozenset(out)
+        return inverse.step(states, ns, ew, last, self.rules)

@@ -15,6 +15,7 @@ are flagged once, at the deal where they happen.
 
 from __future__ import annotations
 
+import heapq
 import math
 from dataclasses import dataclass, field
 
@@ -196,11 +197,14 @@ def decode(deals: list[DealInput], totals: dict[str, CellModel] | None,
 
 def _expand(beam: list[_Node], d: DealInput, checker: DealChecker, last: bool,
             limit: float | None = None) -> list[_Node]:
+    """The next beam: every way to read deal ``d`` after each node, best first.
+
+    Combinations are visited in order of their arithmetic cost, so the (costlier)
+    rule check runs only for those that can still enter the beam.
+    """
     cells = d.cells
-    best: dict[tuple, _Node] = {}
-    if limit is None:
-        limit = min(n.cost for n in beam) + WINDOW
     memo: dict[tuple, list] = {}
+    per_node = []
     for node in beam:
         ns_opts = memo.get(("ns", node.b_ns))
         if ns_opts is None:
@@ -208,6 +212,12 @@ def _expand(beam: list[_Node], d: DealInput, checker: DealChecker, last: bool,
         ew_opts = memo.get(("ew", node.b_ew))
         if ew_opts is None:
             ew_opts = memo[("ew", node.b_ew)] = _side_options(node.b_ew, cells["ew"], cells["cum_ew"], d.deal, "ew")
+        if ns_opts and ew_opts:
+            per_node.append((node, ns_opts, ew_opts))
+    if limit is None:
+        limit = min((n.cost + a[0][0] + b[0][0] for n, a, b in per_node), default=math.inf) + WINDOW
+    combos = []
+    for node, ns_opts, ew_opts in per_node:
         for a in ns_opts:
             ca = node.cost + a[0]
             if ca > limit:
@@ -216,28 +226,40 @@ def _expand(beam: list[_Node], d: DealInput, checker: DealChecker, last: bool,
                 cost = ca + b[0]
                 if cost > limit:
                     break
-                mistakes = tuple(m for m in (a[5], b[5]) if m is not None)
-                pad = node.pad
-                s_ns, s_ew = a[1], b[1]
-                if pad is not None:
-                    if s_ns is None or s_ew is None:
-                        pad = None
-                    else:
-                        after = checker.step(pad, s_ns, s_ew, last)
-                        if after:
-                            pad = after
-                        else:
-                            cost += COST_SCORE
-                            if cost > limit:
-                                continue
-                            mistakes += (_score_mistake(d.deal, s_ns, s_ew, last),)
-                            pad = None
-                keys = node.keys + tuple(m.key for m in mistakes) if mistakes else node.keys
-                key = (a[4], b[4], pad, keys)
-                old = best.get(key)
-                if old is None or cost < old.cost:
-                    choice = {"ns": a[2], "cum_ns": a[3], "ew": b[2], "cum_ew": b[3]}
-                    best[key] = _Node(cost, a[4], b[4], pad, keys, node, choice, mistakes)
+                combos.append((cost, id(a), id(b), node, a, b))
+    combos.sort(key=lambda t: t[0])
+    best: dict[tuple, _Node] = {}
+    worst_kept: list[float] = []  # max-heap (negated) of the BEAM best costs so far
+    floor = math.inf
+    for cost, _ia, _ib, node, a, b in combos:
+        if cost > floor + WINDOW or (len(worst_kept) >= BEAM and cost > -worst_kept[0]):
+            break
+        mistakes = tuple(m for m in (a[5], b[5]) if m is not None)
+        pad = node.pad
+        s_ns, s_ew = a[1], b[1]
+        if pad is not None:
+            if s_ns is None or s_ew is None:
+                pad = None
+            else:
+                after = checker.step(pad, s_ns, s_ew, last)
+                if after:
+                    pad = after
+                else:
+                    cost += COST_SCORE
+                    if cost > limit:
+                        continue
+                    mistakes += (_score_mistake(d.deal, s_ns, s_ew, last),)
+                    pad = None
+        keys = node.keys + tuple(m.key for m in mistakes) if mistakes else node.keys
+        key = (a[4], b[4], pad, keys)
+        old = best.get(key)
+        if old is None or cost < old.cost:
+            choice = {"ns": a[2], "cum_ns": a[3], "ew": b[2], "cum_ew": b[3]}
+            best[key] = _Node(cost, a[4], b[4], pad, keys, node, choice, mistakes)
+            floor = min(floor, cost)
+            heapq.heappush(worst_kept, -cost)
+            if len(worst_kept) > BEAM:
+                heapq.heappop(worst_kept)
     nodes = sorted(best.values(), key=lambda n: n.cost)
     if not nodes:
         if limit == math.inf:

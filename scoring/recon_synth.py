@@ -102,7 +102,7 @@ class Noise:
     blank_low: float = 0.9  # an empty cell is read as blank with p in [blank_low, p_high]
     dealer_low: float = 0.98  # dealer letters (4 classes): p in [dealer_low, dealer_high]
     dealer_high: float = 0.9995
-    dealer_swap: float = 0.0005
+    dealer_swap: float = 0.0002
 
 
 def confusions(value: int, rng: random.Random) -> list[int]:

@@ -39,6 +39,7 @@ MATCH_DEALS = 30
 FLAG_AT = 0.7  # a mistake at least this probable is flagged ...
 REVIEW_MISTAKE_AT = 0.1  # ... one between this and FLAG_AT goes to review instead
 REVIEW_BELOW = 0.9  # a number whose chosen value is less probable than this goes to review
+UNREAD_COST = 3.0  # "cannot read" explains nothing: a candidate the arithmetic confirms beats it
 SIDE_NAMES = {"ns": "N/S", "ew": "E/W"}
 SEAT_ORDER = ("N", "E", "S", "W")
 
@@ -109,7 +110,8 @@ def cell_model(cell: CellReading | None) -> CellModel:
         merged = {v: p / total for v, p in merged.items()}
         total = 1.0
     ranked = sorted(merged.items(), key=lambda vp: -vp[1])[:MAX_OPTIONS]
-    options = [Option(v, -math.log(max(p, MIN_P))) for v, p in ranked if p >= MIN_P]
+    options = [Option(v, -math.log(max(p, MIN_P)) + (UNREAD_COST if v is None and len(ranked) > 1 else 0.0))
+               for v, p in ranked if p >= MIN_P]
     other = -math.log(max(1.0 - total, MIN_P)) + OTHER_SPREAD
     return CellModel(options or [Option(None, 0.0)], other_cost=other)
 
@@ -196,7 +198,10 @@ def _rows(rows, empty, hyps, review) -> list[ReconciledRow]:
                                          f"read as {_best_read(cell)}, but the arithmetic gives {value}"))
             else:
                 values[col], conf[col] = value, p
-                if p < REVIEW_BELOW:
+                if cell.candidates and cell.best is None:
+                    review.append(ReviewItem(row.deal, col, post[:3],
+                                             f"hard to read; the arithmetic confirms {value}"))
+                elif p < REVIEW_BELOW:
                     review.append(ReviewItem(row.deal, col, post[:3], "unsure reading"))
         out.append(ReconciledRow(row.deal, values, conf))
     return out

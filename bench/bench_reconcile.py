@@ -1,0 +1,126 @@
+"""Reconciliation on simulated sheets with reader-like noise and planted mistakes.
+
+    python bench/bench_reconcile.py [--sheets 300] [--mistakes 0.3] [--seed 1] [--write]
+
+Each sheet: a random 30-deal match (scoring.simulate), written by the players with
+one planted mistake on ~30 % of sheets (kinds in turn), read by a synthetic reader
+(scoring.recon_synth.Noise: right value p 0.6-0.99, confusable digits, dropped or
+extra zeros, 4 % top-candidate swaps, 0.4 % right value missing, 0.3 % unreadable),
+half the sheets with a Total row.  Prints a markdown table; ``--write`` also writes
+bench/RESULTS-reconcile.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import platform
+import random
+import statistics
+import sys
+import time
+from collections import Counter
+from datetime import datetime, timezone
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from scoring.recon_synth import MISTAKE_KINDS, Noise, noisy_reading, written_sheet  # noqa: E402
+from scoring.reconcile import reconcile  # noqa: E402
+from scoring.simulate import random_match  # noqa: E402
+
+COLUMNS = ("ns", "ew", "cum_ns", "cum_ew")
+
+
+def run(sheets: int, mistake_rate: float, seed: int) -> dict:
+    rng = random.Random(seed)
+    noise = Noise()
+    cells = right = exact = 0
+    clean = clean_flagged = 0
+    planted = found = 0
+    per_kind: Counter = Counter()
+    per_kind_found: Counter = Counter()
+    extra_flags = reviews = 0
+    times = []
+    reconcile(noisy_reading(written_sheet(random_match(random.Random(0)), rng), rng))  # warm tables
+    for i in range(sheets):
+        kind = MISTAKE_KINDS[i % len(MISTAKE_KINDS)] if rng.random() < mistake_rate else None
+        match = random_match(rng)
+        written = written_sheet(match, rng, mistake=kind, total_row=i % 2 == 0)
+        reading = noisy_reading(written, rng, noise)
+        t0 = time.perf_counter()
+        result = reconcile(reading)
+        times.append(time.perf_counter() - t0)
+        ok = True
+        for row, w in zip(result.rows, written.rows, strict=False):
+            for c in COLUMNS:
+                cells += 1
+                hit = row.values.get(c) == w[c]
+                right += hit
+                ok &= hit
+            ok &= row.values.get("dealer") == w["dealer"]
+        ok &= len(result.rows) == len(written.rows)
+        exact += ok
+        reviews += len(result.review)
+        if not written.planted:
+            clean += 1
+            clean_flagged += bool(result.flags)
+            continue
+        for p in written.planted:
+            planted += 1
+            per_kind[p["kind"]] += 1
+            hit = any(f.kind == p["kind"] and f.deal == p["deal"] for f in result.flags)
+            found += hit
+            per_kind_found[p["kind"]] += hit
+        extra_flags += sum(1 for f in result.flags
+                           if not any(f.kind == p["kind"] and f.deal == p["deal"] for p in written.planted))
+    return {
+        "sheets": sheets, "cells": cells, "numbers_right": right / cells, "exact": exact / sheets,
+        "planted": planted, "found": found / max(planted, 1), "clean": clean,
+        "clean_flagged": clean_flagged / max(clean, 1), "extra_flags": extra_flags,
+        "reviews_per_sheet": reviews / sheets,
+        "ms_median": statistics.median(times) * 1000, "ms_p95": sorted(times)[int(0.95 * len(times))] * 1000,
+        "per_kind": {k: (per_kind_found[k], per_kind[k]) for k in sorted(per_kind)},
+    }
+
+
+def table(r: dict) -> str:
+    lines = [
+        "| measure | result | target |",
+        "|---|---|---|",
+        f"| written numbers right after reconciliation | {100 * r['numbers_right']:.2f} % of {r['cells']} | ≥ 99.5 % |",
+        f"| planted mistakes flagged at the right deal | {100 * r['found']:.1f} % of {r['planted']} | ≥ 98 % |",
+        f"| mistake-free sheets with any flag | {100 * r['clean_flagged']:.1f} % of {r['clean']} | ≤ 2 % |",
+        f"| sheets read exactly (all numbers and dealers) | {100 * r['exact']:.1f} % of {r['sheets']} | ≥ 90 % |",
+        f"| ms per sheet, median (p95) | {r['ms_median']:.1f} ({r['ms_p95']:.1f}) | ≤ 50 |",
+        f"| flags on mistake sheets beyond the planted one | {r['extra_flags']} | |",
+        f"| review items per sheet | {r['reviews_per_sheet']:.2f} | |",
+        "",
+        "| planted kind | flagged / planted |",
+        "|---|---|",
+    ]
+    lines += [f"| {k} | {a} / {b} |" for k, (a, b) in r["per_kind"].items()]
+    return "\n".join(lines)
+
+
+def main(argv: list[str]) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--sheets", type=int, default=300)
+    ap.add_argument("--mistakes", type=float, default=0.3)
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--write", action="store_true", help="write bench/RESULTS-reconcile.md")
+    args = ap.parse_args(argv)
+    r = run(args.sheets, args.mistakes, args.seed)
+    text = table(r)
+    print(text)
+    if args.write:
+        cmd = "python bench/bench_reconcile.py " + " ".join(argv)
+        head = (f"# Reconciliation bench\n\n- date: {datetime.now(timezone.utc):%Y-%m-%d %H:%M} UTC\n"
+                f"- machine: {platform.machine()}, {platform.processor() or 'cpu'}, Python "
+                f"{platform.python_version()}, one core (shared with other jobs)\n- command: `{cmd.strip()}`\n"
+                f"- sheets: {args.sheets}, planted-mistake rate {args.mistakes}, seed {args.seed}\n\n")
+        (Path(__file__).resolve().parent / "RESULTS-reconcile.md").write_text(head + text + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
