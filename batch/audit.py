@@ -73,4 +73,8 @@ def describe_changes(old: dict | None, new: dict) -> list[str]:
         lines.append(f"items to review {orv} -> {nrv}")
     if not lines and old.get("rows") != new.get("rows"):
         lines.append("table values changed")
+    oe, ne = old.get("explanations") or {}, new.get("explanations") or {}
+    deals = sorted({d for d in set(oe) | set(ne) if oe.get(d) != ne.get(d)}, key=lambda d: (len(str(d)), str(d)))
+    if deals:
+        lines.append(f"explanations changed for deal{'s' if len(deals) > 1 else ''} {', '.join(map(str, deals))}")
     return lines

@@ -263,9 +263,9 @@ class _Pool:
         """Yield (ScanRecord, worker peak RSS KiB) as scans finish, in completion order."""
         while len(self.workers) < min(self.jobs, len(scans)):
             self.workers.append(_Worker(self.ctx, self.args))
-        for w in self.workers:
+        for w in list(self.workers):
             if scans:
-                w.give(scans.popleft())
+                self._give(w, scans.popleft())
         while any(w.scan is not None for w in self.workers):
             busy = {w.conn: w for w in self.workers if w.scan is not None}
             for conn in wait(list(busy), timeout=0.2):
@@ -279,14 +279,24 @@ class _Pool:
                 w.scan = None
                 yield record, rss
                 if scans:
-                    w.give(scans.popleft())
+                    self._give(w, scans.popleft())
             now = time.monotonic()
             for w in list(self.workers):
                 if w.scan is not None and now - w.started > timeout:
                     yield self._failed(w, f"time limit exceeded ({timeout:g} s)"), 0
-            for w in self.workers:
+            for w in list(self.workers):
                 if w.scan is None and scans:
-                    w.give(scans.popleft())
+                    self._give(w, scans.popleft())
+
+    def _give(self, w: _Worker, scan: ScanInput) -> None:
+        """Hand ``scan`` to ``w``, replacing ``w`` first if it died while idle."""
+        try:
+            w.give(scan)
+        except OSError:
+            w.stop(kill=True)
+            fresh = _Worker(self.ctx, self.args)
+            self.workers[self.workers.index(w)] = fresh
+            fresh.give(scan)
 
     def _failed(self, w: _Worker, reason: str) -> ScanRecord:
         """Record ``w``'s scan as failed and replace the worker."""
