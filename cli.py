@@ -76,7 +76,7 @@ def add_read_parser(sub) -> None:
     p.add_argument("paths", nargs="+", metavar="PATH", help="scan files (image, PDF) or folders")
     p.add_argument("--format", choices=("json", "jsonl", "csv", "text"), default=None,
                    help="json for one sheet (default), jsonl for several, csv, or text")
-    p.add_argument("--unfinished", choices=("each", "ahead"), default=None,
+    p.add_argument("--unfinished", choices=("each", "ahead", "laws"), default=None,
                    help="house rule for the unfinished-rubber bonus (default: accept either)")
     p.set_defaults(func=cmd_read)
 
@@ -156,7 +156,7 @@ def cmd_read(args) -> int:
     fmt = args.format or ("json" if len(files) == 1 else "jsonl")
     rules = None
     if args.unfinished:
-        from scoring.rules import HouseRules
+        from scoring.model import HouseRules
         rules = HouseRules(unfinished=args.unfinished)
     writer = None
     if fmt == "csv":
