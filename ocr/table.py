@@ -116,13 +116,19 @@ def _find_table(straight: StraightPage, src: str) -> Table:
     if labels is None:
         raise InputError(f"{src}: {NOT_FOUND} (the printed deal numbers 1-{DEALS} were not read)")
     order = column_order(printed.header_words, header)
+    if None in labels:  # rows without a deal number (e.g. a header split by its own text)
+        named = [(r, lab) for r, lab in zip(rows, labels, strict=True) if lab is not None]
+        rows, labels = [r for r, _ in named], [lab for _, lab in named]
+        total = total_row(blobs, rows)
+        header = header_box(blobs, rows)
+        last = total or rows[-1]
+        y0, y1 = (header[1] if header is not None else rows[0][0].y0), last[-1].y1
 
     cells: list[CellImage] = []
     to_orig = straight.to_original
     for row, label in zip(rows, labels, strict=True):
-        if label is not None:
-            cells.extend(_cell(crop, b, key, label, margin, region, to_orig)
-                         for key, b in zip(order, row[1:], strict=True))
+        cells.extend(_cell(crop, b, key, label, margin, region, to_orig)
+                     for key, b in zip(order, row[1:], strict=True))
     if total is not None:
         cells.extend(_cell(crop, b, key, "total", margin, region, to_orig)
                      for key, b in zip(order[1:], total[1:], strict=True))
@@ -299,7 +305,8 @@ def _has_table_beside(blobs: list[Blob], x_right: int, y0: int, y1: int) -> bool
 def name_rows(read: list[str | None]) -> list[str | None] | None:
     """Row labels ("1".."30") from the printed deal numbers as read, or None when they do
     not show a deal table.  The found rows are consecutive, so one offset (the number of
-    the first row) is chosen by vote; stray misreadings are outvoted."""
+    the first row) is chosen by vote; stray misreadings are outvoted.  Rows the offset
+    puts outside 1..30 (ruled rows that are not deals) get None."""
     votes: dict[int, int] = {}
     for i, text in enumerate(read):
         if text and text.isdigit():
@@ -308,9 +315,9 @@ def name_rows(read: list[str | None]) -> list[str | None] | None:
     if not votes:
         return None
     off, n = max(votes.items(), key=lambda kv: kv[1])
-    if n < max(3, len(read) // 3) or off < 1:
+    if n < max(3, len(read) // 3):
         return None
-    return [str(i + off) if 1 <= i + off <= DEALS + 10 else None for i in range(len(read))]
+    return [str(i + off) if 1 <= i + off <= DEALS else None for i in range(len(read))]
 
 
 HEADER_WORDS = {"dealer": "dealer", "score": "score", "cumulative": "cumul"}
