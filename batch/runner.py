@@ -158,11 +158,11 @@ def _commit(ledger: Ledger, out_dir: Path, record: ScanRecord, rules: dict | Non
     summary.scans += 1
     if record.status == "failed":
         summary.failed += 1
-        summary.failures.append(f"{record.source}: {record.error}")
+        summary.failures.append(_with_source(record.source, record.error))
     for sheet in record.sheets:
         if sheet.error and record.status != "failed":
             summary.failed += 1
-            summary.failures.append(f"{record.source} page {sheet.page + 1}: {sheet.error}")
+            summary.failures.append(_with_source(f"{record.source} page {sheet.page + 1}", sheet.error))
         elif sheet.result is not None:
             summary.sheets += 1
             summary.flagged += bool(sheet.result.get("flags"))
@@ -202,6 +202,12 @@ class _InterruptGuard:
             self.shield = False
         if self.pending:
             raise KeyboardInterrupt
+
+
+def _with_source(where: str, error: str | None) -> str:
+    """``where: error``, unless the reader's message already starts with the file name."""
+    error = error or "unknown error"
+    return error if error.startswith(where.split(" page ")[0]) else f"{where}: {error}"
 
 
 # --------------------------------------------------------------------------- workers

@@ -227,6 +227,7 @@ def _deal_key(deal: object) -> tuple[int, str]:
 def render_index(sheets: Iterable[LedgerSheet], counts: dict[str, int], rules: dict | None) -> str:
     """The batch's front page: every match, then every failure with its reason."""
     sheets = list(sheets)
+    sheets.sort(key=lambda s: (s.date or "", s.source, s.page))
     ok = [s for s in sheets if s.status == "ok" and s.result]
     failed = [s for s in sheets if not (s.status == "ok" and s.result)]
     rules_text = (f"unfinished rubber bonus: {rules.get('unfinished')}, part-score bonus "
