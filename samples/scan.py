@@ -162,13 +162,11 @@ def _photo(page, page_dpi, kind, rng, np_rng, allow_turn, want_dpi) -> Scan:
             out_w, out_h = out_h, out_w
         m = t @ m
     paper = _paper(page, np_rng, tone=rng.uniform(225, 250))
-    warped = cv2.warpPerspective(paper, m, (out_w, out_h), flags=cv2.INTER_AREA)
-    cover = cv2.warpPerspective(np.full((h, w), 255, np.uint8), m, (out_w, out_h),
-                                flags=cv2.INTER_LINEAR)
-    alpha = (cover.astype(np.float32) / 255.0)[..., None]
     table = _table(out_w, out_h, rng, np_rng)
-    img = warped.astype(np.float32) * alpha + table.astype(np.float32) * (1 - alpha)
-    # Uneven lighting: a smooth gradient and a soft shadow blob.
+    img = cv2.warpPerspective(paper, m, (out_w, out_h), dst=table, flags=cv2.INTER_LINEAR,
+                              borderMode=cv2.BORDER_TRANSPARENT)
+    # Uneven lighting (a smooth gradient and a soft shadow blob) and a colour cast, as one
+    # per-pixel gain computed at 1/8 resolution; uint8 maths (gain x 128, scale 1/128).
     yy, xx = np.mgrid[0:out_h:8, 0:out_w:8].astype(np.float32)
     gx, gy = rng.uniform(-1, 1), rng.uniform(-1, 1)
     light = 1 + 0.18 * (gx * (xx / out_w - 0.5) + gy * (yy / out_h - 0.5))
@@ -176,10 +174,11 @@ def _photo(page, page_dpi, kind, rng, np_rng, allow_turn, want_dpi) -> Scan:
         sx, sy = rng.uniform(0, out_w), rng.uniform(0, out_h)
         r = rng.uniform(0.2, 0.5) * max(out_w, out_h)
         light -= rng.uniform(0.15, 0.35) * np.exp(-(((xx - sx) ** 2 + (yy - sy) ** 2) / (2 * r * r)))
-    light = cv2.resize(light, (out_w, out_h), interpolation=cv2.INTER_LINEAR)
-    img *= light[..., None]
-    tint = np.array([rng.uniform(0.9, 1.0), rng.uniform(0.95, 1.0), rng.uniform(0.97, 1.05)])
-    img = np.clip(img * tint[None, None, :].astype(np.float32), 0, 255).astype(np.uint8)
+    tint = np.array([rng.uniform(0.9, 1.0), rng.uniform(0.95, 1.0), rng.uniform(0.97, 1.05)],
+                    np.float32)
+    gain = np.clip(light[..., None] * tint[None, None, :] * 128, 0, 255).astype(np.uint8)
+    gain = cv2.resize(gain, (out_w, out_h), interpolation=cv2.INTER_LINEAR)
+    img = cv2.multiply(img, gain, scale=1 / 128)
     img = cv2.GaussianBlur(img, (0, 0), rng.uniform(0.5, 1.1))
     top_edge = math.degrees(math.atan2(dst[1, 1] - dst[0, 1], dst[1, 0] - dst[0, 0]))
     return Scan(img, m, kind, turn, round(top_edge, 3), dpi, rng.randint(40, 75))
