@@ -40,16 +40,18 @@ def run(sheets: int, mistake_rate: float, seed: int) -> dict:
     per_kind: Counter = Counter()
     per_kind_found: Counter = Counter()
     extra_flags = reviews = 0
-    times = []
+    times: list[float] = []  # CPU time: the machine is shared, wall time is noisy
+    walls: list[float] = []
     reconcile(noisy_reading(written_sheet(random_match(random.Random(0)), rng), rng))  # warm tables
     for i in range(sheets):
         kind = MISTAKE_KINDS[i % len(MISTAKE_KINDS)] if rng.random() < mistake_rate else None
         match = random_match(rng)
         written = written_sheet(match, rng, mistake=kind, total_row=i % 2 == 0)
         reading = noisy_reading(written, rng, noise)
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.process_time()
         result = reconcile(reading)
-        times.append(time.perf_counter() - t0)
+        times.append(time.process_time() - c0)
+        walls.append(time.perf_counter() - t0)
         ok = True
         for row, w in zip(result.rows, written.rows, strict=False):
             for c in COLUMNS:
@@ -78,7 +80,7 @@ def run(sheets: int, mistake_rate: float, seed: int) -> dict:
         "planted": planted, "found": found / max(planted, 1), "clean": clean,
         "clean_flagged": clean_flagged / max(clean, 1), "extra_flags": extra_flags,
         "reviews_per_sheet": reviews / sheets,
-        "ms_median": statistics.median(times) * 1000, "ms_p95": sorted(times)[int(0.95 * len(times))] * 1000,
+        "ms_median": statistics.median(times) * 1000, "wall_median": statistics.median(walls) * 1000, "ms_p95": sorted(times)[int(0.95 * len(times))] * 1000,
         "per_kind": {k: (per_kind_found[k], per_kind[k]) for k in sorted(per_kind)},
     }
 
@@ -91,7 +93,8 @@ def table(r: dict) -> str:
         f"| planted mistakes flagged at the right deal | {100 * r['found']:.1f} % of {r['planted']} | ≥ 98 % |",
         f"| mistake-free sheets with any flag | {100 * r['clean_flagged']:.1f} % of {r['clean']} | ≤ 2 % |",
         f"| sheets read exactly (all numbers and dealers) | {100 * r['exact']:.1f} % of {r['sheets']} | ≥ 90 % |",
-        f"| ms per sheet, median (p95) | {r['ms_median']:.1f} ({r['ms_p95']:.1f}) | ≤ 50 |",
+        f"| ms per sheet, median (p95), CPU time | {r['ms_median']:.1f} ({r['ms_p95']:.1f}) | ≤ 50 |",
+        f"| ms per sheet, median, wall clock on the shared machine | {r['wall_median']:.1f} | |",
         f"| flags on mistake sheets beyond the planted one | {r['extra_flags']} | |",
         f"| review items per sheet | {r['reviews_per_sheet']:.2f} | |",
         "",

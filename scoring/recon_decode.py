@@ -30,6 +30,7 @@ MIN_P = 1e-4
 BEAM = 16
 WINDOW = 11.0  # hypotheses this much worse than the best are dropped
 MAX_OPTIONS = 4
+SIDE_OPTIONS = 16  # ways to read one side's pair of cells kept per running total
 
 
 @dataclass(frozen=True)
@@ -155,7 +156,10 @@ def _side_options(base, s_cell: CellModel, c_cell: CellModel, deal: int, side: s
                     m = Mistake(deal, "cumulative", side, col, cv, base + sv, base, sv, shape)
                     out.append((cost + COST_CUMULATIVE, sv, schoice, cchoice, new_base, m))
     out.sort(key=lambda t: t[0])
-    return out[:8]
+    if not out:
+        return out
+    cut = out[0][0] + WINDOW
+    return [o for o in out[:SIDE_OPTIONS] if o[0] <= cut]
 
 
 def decode(deals: list[DealInput], totals: dict[str, CellModel] | None,

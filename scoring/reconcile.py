@@ -301,10 +301,18 @@ def _missing_flags(rows, empty, flags) -> None:
 
 
 def _totals(best: Hypothesis | None, out_rows) -> tuple[dict, dict]:
-    """(totals as written on the sheet, running totals by the arithmetic)."""
+    """(totals as written on the sheet, the sums of the deal scores).
+
+    The sums fall back to the running totals when a score is unknown.
+    """
     final = {"ns": None, "ew": None}
     if best is not None:
         final = dict(best.bases)
+        for side in ("ns", "ew"):
+            scores = [c[side][0] if c[side][0] is not None else (c[side][2] if len(c[side]) > 2 else None)
+                      for c in best.cells if c]
+            if scores and None not in scores:
+                final[side] = sum(scores)
     written = {"ns": None, "ew": None}
     filled = [r for r in out_rows if any(r.values.get(c) for c in NUMBER_COLUMNS)]
     for side in ("ns", "ew"):
