@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import io
 import random
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from pathlib import Path
 
@@ -122,7 +122,6 @@ class FormGeometry:
     scoring_box: Box | None = None  # classic only: the scoring table's outer frame
     line_px: int = 1
     frame_px: int = 1
-    extra: dict = field(default_factory=dict)
 
     def quad(self, box: Box) -> np.ndarray:
         """A box as a 4x2 float32 quad (tl, tr, br, bl)."""

@@ -97,8 +97,7 @@ def render_sheet(seed: int, *, layout: str | None = None, hand: str | None = Non
         sc.jpeg_quality = jpeg_quality
 
     def quad(box) -> list[list[float]]:
-        x0, y0, x1, y1 = box
-        pts = apply_h(sc.matrix, [(x0, y0), (x1, y0), (x1, y1), (x0, y1)])
+        pts = apply_h(sc.matrix, geom.quad(box))
         return [[round(float(x), 2), round(float(y), 2)] for x, y in pts]
 
     W, H = geom.size
