@@ -53,11 +53,14 @@ def checker_for(rules=None) -> DealChecker:
     return _CHECKERS[rules]
 
 
-def reconcile(reading: SheetReading, rules=None, checker: DealChecker | None = None) -> ReconciledSheet:
+def reconcile(reading: SheetReading, rules=None, checker: DealChecker | None = None,
+              explain: bool = True) -> ReconciledSheet:
     """The most probable consistent reading of ``reading``, with its flags and review list.
 
     ``rules`` are the scoring core's house rules (None: accept every house rule for
-    the unfinished-rubber bonus); ``checker`` overrides the rule check (tests).
+    the unfinished-rubber bonus); ``checker`` overrides the rule check (tests);
+    ``explain`` adds the results behind each deal's score (scoring/explain.py, the
+    slow part: ~0.2-0.3 s a sheet).
     """
     checker = checker or checker_for(rules)
     rows = _trim(reading.rows)
@@ -91,7 +94,8 @@ def reconcile(reading: SheetReading, rules=None, checker: DealChecker | None = N
         winners=winners, flags=flags, review=review, form=reading.form,
         meta={"hypotheses": len(hyps), "arithmetic_totals": final},
     )
-    _add_explanations(sheet, best, rules)
+    if explain:
+        _add_explanations(sheet, best, rules)
     return sheet
 
 
@@ -339,11 +343,9 @@ def _winner_flag(winners, final, flags) -> None:
 
 
 def _add_explanations(sheet: ReconciledSheet, best: Hypothesis | None, rules) -> None:
+    from scoring.explain import explain_sheet
+
     if best is None:
-        return
-    try:
-        from scoring.explain import explain_sheet
-    except ImportError:
         return
     sheet.explanations = explain_sheet(sheet, best.pads, rules)
     for row in sheet.rows:
