@@ -95,10 +95,11 @@ def run_batch(items: Iterable[Item], options: BatchOptions, reader: Reader | Non
             ledger.set_setting("rules", rules)
             summary.rules_changed = stored is not None
         todo = _plan(items, ledger, options.force, summary)
-        pool = _Pool(options.jobs or os.cpu_count() or 1, out_dir / "sheets",
+        pool = _Pool(options.jobs or _cores(), out_dir / "sheets",
                      reader or default_reader, reconciler or default_reconciler, rules)
-        bar = tqdm(total=len(todo), unit="scan", file=sys.stderr, disable=not options.progress,
-                   dynamic_ncols=True)
+        # disable=None: a bar on a terminal, none in logs
+        bar = tqdm(total=len(todo), unit="scan", file=sys.stderr,
+                   disable=None if options.progress else True, dynamic_ncols=True)
         last_index = 0.0
         guard = _InterruptGuard()
         try:
@@ -126,6 +127,14 @@ def run_batch(items: Iterable[Item], options: BatchOptions, reader: Reader | Non
             outputs.write_index(out_dir, ledger)
     summary.seconds = time.perf_counter() - t0
     return summary
+
+
+def _cores() -> int:
+    """CPU cores this process may use."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1
 
 
 def _plan(items: Iterable[Item], ledger: Ledger, force: bool, summary: BatchSummary) -> list:

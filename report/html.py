@@ -122,7 +122,8 @@ def _meta_table(sheet: LedgerSheet) -> str:
 def _summary_line(result: dict) -> str:
     totals = result.get("totals") or {}
     winners = {"ns": "N/S", "ew": "E/W"}.get(result.get("winners") or "", "unknown")
-    return (f"<p>Totals: N/S <b>{e(totals.get('ns'))}</b>, E/W <b>{e(totals.get('ew'))}</b>; "
+    ns, ew = (e(totals.get(k)) or "?" for k in ("ns", "ew"))
+    return (f"<p>Totals: N/S <b>{ns}</b>, E/W <b>{ew}</b>; "
             f"winners: <b>{e(winners)}</b>; {len(result.get('flags') or [])} flags, "
             f"{len(result.get('review') or [])} to review.</p>")
 
