@@ -71,6 +71,8 @@ def _plant(w: Written, rng: random.Random, kind: str) -> None:
         right = w.rows[k]["dealer"]
         w.rows[k]["dealer"] = rng.choice([s for s in SEATS if s != right])
         w.planted.append({"kind": "dealer", "deal": w.rows[k]["deal"], "side": None})
+    elif kind == "score" and rng.random() < 0.5 and _plant_unexplainable(w, rng):
+        pass
     elif kind == "score":
         # both sides written on one deal without honours: an impossible pair
         ks = [i for i in range(1, n - 1) if (w.rows[i]["ns"] == 0) != (w.rows[i]["ew"] == 0)
@@ -86,6 +88,33 @@ def _plant(w: Written, rng: random.Random, kind: str) -> None:
         w.planted.append({"kind": "score", "deal": w.rows[k]["deal"], "side": None})
     else:
         raise ValueError(f"unknown mistake kind {kind!r}")
+
+
+def _plant_unexplainable(w: Written, rng: random.Random) -> bool:
+    """Change one deal's score (cumulatives kept consistent) so that no history of
+    results explains the sheet from that deal on; False when no such change is found."""
+    from scoring.inverse import check_sequence
+
+    n = len(w.rows)
+    for _ in range(20):
+        k = rng.randrange(1, n - 1)
+        side = "ns" if w.rows[k]["ns"] else "ew"
+        old = w.rows[k][side]
+        new = old + rng.choice((10, -10, 20, 30, 50, 300, 500, -50))
+        if new <= 0:
+            continue
+        totals = [(r["ns"], r["ew"]) for r in w.rows]
+        totals[k] = (new, totals[k][1]) if side == "ns" else (totals[k][0], new)
+        if check_sequence(totals).first_unexplained != k:
+            continue
+        w.rows[k][side] = new
+        for row in w.rows[k:]:
+            row["cum_" + side] += new - old
+        if w.total is not None:
+            w.total[side] += new - old
+        w.planted.append({"kind": "score", "deal": w.rows[k]["deal"], "side": side})
+        return True
+    return False
 
 
 @dataclass(frozen=True)

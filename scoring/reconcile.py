@@ -37,7 +37,7 @@ from scoring.sheet import (
 
 MATCH_DEALS = 30
 FLAG_AT = 0.7  # a mistake at least this probable is flagged ...
-REVIEW_MISTAKE_AT = 0.1  # ... one between this and FLAG_AT goes to review instead
+REVIEW_MISTAKE_AT = 0.03  # ... one between this and FLAG_AT goes to review instead
 REVIEW_BELOW = 0.9  # a number whose chosen value is less probable than this goes to review
 UNREAD_COST = 3.0  # "cannot read" explains nothing: a candidate the arithmetic confirms beats it
 SIDE_NAMES = {"ns": "N/S", "ew": "E/W"}
@@ -194,8 +194,10 @@ def _rows(rows, empty, hyps, review) -> list[ReconciledRow]:
             elif source == "none" or value is None:
                 values[col], conf[col] = None, 0.0
                 hint = [(implied, 1.0)] if implied is not None else []
-                review.append(ReviewItem(row.deal, col, hint or read, "could not be read"
-                                         + (f"; the arithmetic gives {hint[0][0]}" if hint else "")))
+                maybe = [v for v, _ in read if v is not None and v != implied]
+                review.append(ReviewItem(row.deal, col, hint + [(v, q) for v, q in read if v is not None],
+                                         "could not be read" + (f" (maybe {maybe[0]})" if maybe else "")
+                                         + (f"; the arithmetic gives {implied}" if hint else "")))
             elif source == "inferred":
                 values[col], conf[col] = value, p
                 review.append(ReviewItem(row.deal, col, [(value, round(p, 4))] + read,
@@ -221,10 +223,14 @@ def _mistake_flags(hyps: list[Hypothesis], last_deal, flags, review) -> None:
     for h in hyps:
         for key in {m.key for m in h.mistakes}:
             mass[key] += h.weight
-    for m in hyps[0].mistakes:
+    seen: set[tuple] = set()
+    for m in [m for h in hyps for m in h.mistakes]:  # best hypothesis first
+        if m.key in seen:
+            continue
+        seen.add(m.key)
         deal = last_deal if m.kind == "total" else m.deal
         p = mass[m.key]
-        if p >= FLAG_AT:
+        if p >= FLAG_AT and m in hyps[0].mistakes:
             flags.append(Flag(m.kind, _message(m, deal), deal=deal, side=m.side, column=m.column,
                               written=m.written, expected=m.expected))
         elif p >= REVIEW_MISTAKE_AT:
