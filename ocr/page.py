@@ -47,10 +47,10 @@ def _straighten(page: Page) -> StraightPage:
     rect = cv2.warpPerspective(grey_small, h_paper, (sheet_w, sheet_h), flags=cv2.INTER_LINEAR,
                                borderMode=cv2.BORDER_REPLICATE)
 
-    # 2. skew: the ruling lines' dominant angle (mod 90 degrees)
+    # 2. skew (and shear): the ruling lines' angles (mod 90 degrees)
     ink = _ink(rect)
-    angle = dominant_angle(ink)
-    h_rot, sheet_w, sheet_h = _rotation(angle, sheet_w, sheet_h)
+    angle, angle_v = dominant_angle(ink)
+    h_rot, sheet_w, sheet_h = _deskew(angle, angle_v, sheet_w, sheet_h)
     level = cv2.warpPerspective(ink, h_rot, (sheet_w, sheet_h), flags=cv2.INTER_NEAREST)
 
     # 3. quarter turns: rulings run mostly horizontally, and the title block is on top
@@ -182,74 +182,91 @@ def _ink(grey: np.ndarray) -> np.ndarray:
     return np.where(norm < 170, 255, 0).astype(np.uint8)
 
 
-def dominant_angle(ink: np.ndarray) -> float:
-    """Angle (degrees, in (-45, 45]) by which the ruling lines are turned from the
-    axes (positive = clockwise on screen, y down); 0 when there is no ink."""
+def dominant_angle(ink: np.ndarray) -> tuple[float, float]:
+    """Angles (degrees) by which the horizontal and the vertical rulings are turned
+    clockwise on screen (y down).  They differ when the page is sheared (a fax's
+    anisotropic resolution turns a skew into a shear).  (0, 0) when there is no ink."""
     ys, xs = np.nonzero(ink)
     if xs.size < 100:
-        return 0.0
+        return 0.0, 0.0
     if xs.size > 30_000:  # a fixed subsample keeps this fast and deterministic
         step = xs.size // 30_000 + 1
         xs, ys = xs[::step], ys[::step]
     xs = xs.astype(np.float32) - ink.shape[1] / 2
     ys = ys.astype(np.float32) - ink.shape[0] / 2
-    coarse = _best_angle(xs, ys, np.arange(-45.0, 45.0, 1.0))
-    mid = _best_angle(xs, ys, coarse + np.arange(-1.0, 1.01, 0.25))
-    fine = _best_angle(xs, ys, mid + np.arange(-0.25, 0.26, 0.05))
-    return float((fine + 45.0) % 90.0 - 45.0)
+    coarse = _best_angle(xs, ys, np.arange(-45.0, 45.0, 1.0), "both")
+    out = []
+    for axis in ("rows", "cols"):
+        mid = _best_angle(xs, ys, coarse + np.arange(-3.0, 3.01, 0.25), axis)
+        out.append(_best_angle(xs, ys, mid + np.arange(-0.25, 0.26, 0.05), axis))
+    a_h, a_v = ((a + 45.0) % 90.0 - 45.0 for a in out)
+    if abs(a_h - a_v) > 45:  # folded apart across +-45: bring them together
+        a_v += 90.0 if a_v < a_h else -90.0
+    return float(a_h), float(a_v)
 
 
-def _best_angle(xs: np.ndarray, ys: np.ndarray, angles: np.ndarray) -> float:
-    """The candidate angle whose rotation makes the ink's row and column profiles sharpest."""
+def _best_angle(xs: np.ndarray, ys: np.ndarray, angles: np.ndarray, axis: str) -> float:
+    """The candidate angle whose rotation makes the ink's row profile ("rows"), column
+    profile ("cols") or both sharpest."""
     best, best_score = 0.0, -1.0
     span = int(np.hypot(np.abs(xs).max(), np.abs(ys).max())) + 2
     for a in angles:
         t = math.radians(a)
         c, s = math.cos(t), math.sin(t)
-        yr = (ys * c - xs * s + span).astype(np.int32)  # rotate points by -a
-        xr = (xs * c + ys * s + span).astype(np.int32)
-        hy = np.bincount(yr, minlength=2 * span)
-        hx = np.bincount(xr, minlength=2 * span)
-        score = float(np.dot(hy, hy) + np.dot(hx, hx))
+        score = 0.0
+        if axis != "cols":
+            hy = np.bincount((ys * c - xs * s + span).astype(np.int32), minlength=2 * span)
+            score += float(np.dot(hy, hy))
+        if axis != "rows":
+            hx = np.bincount((xs * c + ys * s + span).astype(np.int32), minlength=2 * span)
+            score += float(np.dot(hx, hx))
         if score > best_score:
             best, best_score = float(a), score
     return best
 
 
-def _rotation(angle: float, w: int, h: int) -> tuple[np.ndarray, int, int]:
-    """Homography undoing a rotation by ``angle`` degrees, onto a canvas holding it all."""
-    if abs(angle) < 0.01:
+def _deskew(a_h: float, a_v: float, w: int, h: int) -> tuple[np.ndarray, int, int]:
+    """Homography making rulings at angles ``a_h`` (horizontal) and ``a_v`` (vertical)
+    axis-parallel (a rotation, plus a shear when they differ), onto a canvas holding it all."""
+    if abs(a_h) < 0.01 and abs(a_v) < 0.01:
         return np.eye(3), w, h
-    m = cv2.getRotationMatrix2D((w / 2, h / 2), angle, 1.0)
-    corners = np.array([[0, 0, 1], [w, 0, 1], [w, h, 1], [0, h, 1]], np.float64)
-    moved = corners @ m.T
-    x0, y0 = moved.min(axis=0)
-    x1, y1 = moved.max(axis=0)
-    m[:, 2] -= (x0, y0)
-    return np.vstack([m, [0, 0, 1]]), max(2, round(x1 - x0)), max(2, round(y1 - y0))
+    th, tv = math.radians(a_h), math.radians(a_v)
+    lines = np.array([[math.cos(th), -math.sin(tv)], [math.sin(th), math.cos(tv)]])
+    m = np.eye(3)
+    m[:2, :2] = np.linalg.inv(lines)
+    corners = np.array([[0, 0, 1], [w, 0, 1], [w, h, 1], [0, h, 1]], np.float64) @ m.T
+    x0, y0 = corners[:, :2].min(axis=0)
+    x1, y1 = corners[:, :2].max(axis=0)
+    m[:2, 2] -= (x0, y0)
+    return m, max(2, round(x1 - x0)), max(2, round(y1 - y0))
 
 
 # --------------------------------------------------------------------------- quarter turns
 def quarter_turns(ink: np.ndarray) -> int:
     """How many quarter turns clockwise (0..3) make the level sheet upright.
 
-    Upright, the deal table's many rulings run horizontally, and the title, names and
-    winners lines sit above the ruled area."""
+    Upright, the sheet is portrait (or, for a near-square crop, most rulings run
+    horizontally), and the title, names and winners lines sit above the ruled area."""
     h, w = ink.shape
     k = max(20, round(min(h, w) / 8))
-    horiz = cv2.morphologyEx(ink, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_RECT, (k, 1)))
-    vert = cv2.morphologyEx(ink, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_RECT, (1, k)))
-    n_h = _count_lines(horiz, axis=0)
-    n_v = _count_lines(vert, axis=1)
-    sideways = n_v > 1.5 * n_h if (n_h or n_v) else w > h
+    rect = cv2.getStructuringElement
+    # thickened across the line first, so thin lines a pixel off level still pass
+    horiz = cv2.dilate(ink, rect(cv2.MORPH_RECT, (1, 3)))
+    horiz = cv2.morphologyEx(horiz, cv2.MORPH_OPEN, rect(cv2.MORPH_RECT, (k, 1)))
+    vert = cv2.dilate(ink, rect(cv2.MORPH_RECT, (3, 1)))
+    vert = cv2.morphologyEx(vert, cv2.MORPH_OPEN, rect(cv2.MORPH_RECT, (1, k)))
+    ruling = cv2.bitwise_or(horiz, vert)
+    if w > 1.15 * h:  # the form is portrait: a landscape sheet lies on its side
+        sideways = True
+    elif h > 1.15 * w:
+        sideways = False
+    else:  # a near-square crop: go by the direction of most rulings
+        sideways = _count_lines(vert, axis=1) > 1.5 * _count_lines(horiz, axis=0)
     if sideways:
-        ruling = vert
-        ink_t = ink.T
-        ruling_t = ruling.T
         # transposed, the seen image's left is on top: a title on the seen image's
         # right (below, transposed) needs an anticlockwise turn, on its left a clockwise one
-        return 3 if _title_below(ink_t, ruling_t) else 1
-    return 2 if _title_below(ink, horiz) else 0
+        return 3 if _title_below(ink.T, ruling.T) else 1
+    return 2 if _title_below(ink, ruling) else 0
 
 
 def _count_lines(mask: np.ndarray, axis: int) -> int:

@@ -24,6 +24,7 @@ NOT_FOUND = "no summary score table found"
 N_COLS = 1 + len(DEAL_COLUMNS)  # the printed deal-number column, then DEAL_COLUMNS
 DEALS = 30
 RULING_INK = 215  # rulings may be thin and faint: anything darker than the paper may be one
+BREAKS_MM = (0.8, 3.5)  # ruling gaps bridged: first try, then for dashed (fax) rulings
 ANALYSIS = 2  # rulings and cells are found at 1/ANALYSIS of the straight resolution
 
 
@@ -83,10 +84,18 @@ def _find_table(straight: StraightPage, src: str) -> Table:
     ink = ink_mask(grey, RULING_INK)
     h, w = ink.shape
     half = cv2.resize(ink, (w // ANALYSIS, h // ANALYSIS), interpolation=cv2.INTER_AREA)
-    rulings = find_rulings(np.where(half >= 60, 255, 0).astype(np.uint8))
-    blobs = cell_blobs(rulings)
+    half = np.where(half >= 60, 255, 0).astype(np.uint8)
+    best = None
+    for gap_mm in BREAKS_MM:  # rulings broken into dashes (fax) need the wider gap
+        rulings = find_rulings(half, gap_mm)
+        blobs = cell_blobs(rulings)
+        rows = deal_rows(blobs, rulings.px_mm * ANALYSIS)
+        if best is None or len(rows) > len(best[2]):
+            best = (rulings, blobs, rows)
+        if len(rows) >= DEALS:
+            break
+    rulings, blobs, rows = best
     px_mm = rulings.px_mm * ANALYSIS
-    rows = deal_rows(blobs, px_mm)
     if len(rows) < DEALS // 2:
         raise InputError(f"{src}: {NOT_FOUND} (no ruled table of deal rows)")
     rows = fill_gaps(rows)
@@ -145,13 +154,15 @@ def _full_res(mask: np.ndarray, size: tuple[int, int]) -> np.ndarray:
 
 
 # --------------------------------------------------------------------------- rulings
-def find_rulings(ink: np.ndarray) -> Rulings:
+def find_rulings(ink: np.ndarray, gap_mm: float = 0.8) -> Rulings:
     """Long horizontal and vertical strokes of ``ink`` (rulings), tolerant of a slight
-    tilt or curvature and of small breaks."""
+    tilt or curvature and of breaks up to ``gap_mm`` long in horizontal rulings (0.8 mm in
+    vertical ones: handwriting stacked down a column must not become a ruling)."""
     h, w = ink.shape
     px_mm = max(h, w) / 297.0  # the sheet fills the straight image; A4 long side
-    hk, vk = round(25 * px_mm), round(25 * px_mm)
-    gap = max(3, round(0.8 * px_mm)) | 1
+    hk, vk = round(25 * px_mm), round(60 * px_mm)  # deal-table verticals run its full height
+    gap = max(3, round(gap_mm * px_mm)) | 1
+    vgap = max(3, round(0.8 * px_mm)) | 1
     rect = cv2.getStructuringElement
     # thicken across the line so a slightly tilted line stays inside one kernel row
     tilt = 3
@@ -159,7 +170,7 @@ def find_rulings(ink: np.ndarray) -> Rulings:
     hz = cv2.morphologyEx(hz, cv2.MORPH_CLOSE, rect(cv2.MORPH_RECT, (gap, 1)))
     hz = cv2.morphologyEx(hz, cv2.MORPH_OPEN, rect(cv2.MORPH_RECT, (hk, 1)))
     vt = cv2.dilate(ink, rect(cv2.MORPH_RECT, (tilt, 1)))
-    vt = cv2.morphologyEx(vt, cv2.MORPH_CLOSE, rect(cv2.MORPH_RECT, (1, gap)))
+    vt = cv2.morphologyEx(vt, cv2.MORPH_CLOSE, rect(cv2.MORPH_RECT, (1, vgap)))
     vt = cv2.morphologyEx(vt, cv2.MORPH_OPEN, rect(cv2.MORPH_RECT, (1, vk)))
     return Rulings(horiz=hz, vert=vt, px_mm=px_mm)
 

@@ -37,7 +37,8 @@ def _handwriting(img: np.ndarray, geom, rng: random.Random) -> None:
 
 def make_scan(seed: int, layout: str, angle: float = 0.0, turns: int = 0, photo: bool = False,
               post: str = "", dpi: int = 200):
-    """A filled sheet scanned or photographed; returns (Page, truth quads on Page.image)."""
+    """A filled sheet scanned or photographed; returns (Page, truth quads on Page.image)
+    keyed by (row, key), with row "" for the text fields."""
     rng = random.Random(seed)
     img, geom = render_form(random_style(rng, layout, dpi=dpi))
     _handwriting(img, geom, rng)
@@ -70,8 +71,9 @@ def make_scan(seed: int, layout: str, angle: float = 0.0, turns: int = 0, photo:
         flip = np.random.default_rng(seed).random(b.shape) < 0.005
         b[flip] = 255 - b[flip]
         bgr = cv2.cvtColor(b, cv2.COLOR_GRAY2BGR)
+    boxes = dict(geom.cells) | {("", k): b for k, b in geom.fields.items()}
     truth = {k: cv2.perspectiveTransform(geom.quad(b)[None].astype(np.float64), m)[0]
-             for k, b in geom.cells.items()}
+             for k, b in boxes.items()}
     return Page(source=f"synthetic-{seed}", index=0, image=bgr), truth
 
 
@@ -90,6 +92,8 @@ CASES = [
 @pytest.mark.parametrize("i, layout, kw", [(i, c[0], c[1]) for i, c in enumerate(CASES)])
 def test_table_found_and_every_cell_in_its_truth_cell(i, layout, kw):
     page, truth = make_scan(1000 + i, layout, **kw)
+    fields = {k: q for k, q in truth.items() if not k[0]}
+    truth = {k: q for k, q in truth.items() if k[0]}
     straight = straighten(page)
     assert straight.rotated == (4 - kw.get("turns", 0)) % 4 * 90
     table = find_table(straight)
@@ -116,7 +120,13 @@ def test_table_found_and_every_cell_in_its_truth_cell(i, layout, kw):
         d = p[1] - p[0]
         angles.append(math.degrees(math.atan2(d[1], d[0])))
     assert abs(float(np.median(angles))) < 0.3
-    assert {c.key for c in table.cells if not c.row} == {"names_ns", "names_ew", "winners"}
+
+    found = {("", c.key): c for c in table.cells if not c.row}
+    assert set(found) == set(fields)
+    for key, cell in found.items():  # the writing area found covers the printed one's middle
+        x, y, w, h = cell.box
+        mid = cv2.perspectiveTransform(fields[key].mean(axis=0)[None, None], inv)[0, 0]
+        assert x <= mid[0] <= x + w and y <= mid[1] <= y + h, f"field {key[1]} misplaced"
 
 
 def test_cells_have_rulings_removed_but_keep_handwriting():
