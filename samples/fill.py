@@ -34,9 +34,9 @@ class Pen:
         self.color = np.array([rng.uniform(a, b) for a, b in zip(lo, hi, strict=True)], np.float32)
         self.alpha = rng.uniform(a_lo, a_hi)
         typed = hand == "typed"
-        self.size = rng.uniform(0.42, 0.5) if typed else rng.uniform(0.5, 0.78)
+        self.size = rng.uniform(0.42, 0.5) if typed else rng.uniform(0.45, 0.65)
         self.align = "right" if typed else rng.choice(("right", "right", "center", "left"))
-        self.big = 0.0 if typed else rng.uniform(0.0, 0.06)  # share of oversize, line-crossing entries
+        self.big = 0.0 if typed else rng.uniform(0.0, 0.04)  # share of oversize, line-crossing entries
 
     def write(self, page: np.ndarray, box: tuple[float, float, float, float], text: str,
               np_rng: np.random.Generator, scale: float = 1.0) -> None:
@@ -61,7 +61,11 @@ class Pen:
         else:
             x = x0 + w * rng.uniform(0.04, 0.16)
         x = min(max(x, x0 - 0.02 * w), x1 - mw + 0.02 * w) if mw < w else x0 + (w - mw) / 2
-        baseline = y1 - h * (rng.uniform(-0.05, 0.1) if big else rng.uniform(0.14, 0.3))
+        # The baseline sits low in the cell; ordinary entries stay inside it, oversize ones cross.
+        lo = (mask.shape[0] - base) / h + 0.04  # descenders clear of the bottom ruling
+        hi = min(0.3, (h - base) / h - 0.06)  # top clear of the upper ruling
+        offset = rng.uniform(lo, max(lo, hi)) if lo <= hi else (lo + hi) / 2
+        baseline = y1 - h * (rng.uniform(-0.05, 0.1) if big else offset)
         if text == "-":
             baseline = y0 + h * rng.uniform(0.5, 0.65) + mask.shape[0] / 2
             base = mask.shape[0] // 2

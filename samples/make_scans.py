@@ -19,19 +19,19 @@ from samples.generate import write_sheet
 SCANS = Path(__file__).resolve().parent / "scans"
 SAMPLES: list[tuple[str, int, dict]] = [
     ("01-classic-clean-mnist-blue", 101,
-     dict(layout="classic", hand="mnist", ink="blue", scan="clean", scan_dpi=150,
-          jpeg_quality=80, mistakes=(), container="jpg")),
+     dict(layout="classic", hand="mnist", ink="blue", scan="clean", scan_dpi=200,
+          jpeg_quality=62, mistakes=(), container="jpg")),
     ("02-wide-photo-strokes-black", 102,
      dict(layout="wide", hand="strokes", ink="black", scan="photo", scan_dpi=150,
           jpeg_quality=60, mistakes=("slip_carried",), container="jpg", allow_turn=False)),
     ("03-classic-skewed-hershey-pencil", 103,
-     dict(layout="classic", hand="hershey", ink="pencil", scan="skewed", scan_dpi=150,
-          jpeg_quality=75, mistakes=(), container="jpg")),
+     dict(layout="classic", hand="hershey", ink="pencil", scan="skewed", scan_dpi=200,
+          jpeg_quality=62, mistakes=(), container="jpg")),
     ("04-wide-fax-mnist", 104,
      dict(layout="wide", hand="mnist", ink="blue", scan="fax", zero_style="dash",
           mistakes=("missing_deal", "total"), container="png")),
     ("05-classic-typed-clean", 105,
-     dict(layout="classic", typed=True, scan="clean", scan_dpi=150, jpeg_quality=80,
+     dict(layout="classic", typed=True, scan="clean", scan_dpi=200, jpeg_quality=62,
           mistakes=("impossible_pair",), container="pdf")),
     ("06-wide-photo-two-hands", 106,
      dict(layout="wide", hand="mnist", second_hand="strokes", ink="blue", scan="photo",
@@ -41,8 +41,8 @@ SAMPLES: list[tuple[str, int, dict]] = [
      dict(layout="classic", hand="strokes", ink="black", scan="fax", zero_style="zero",
           mistakes=("dealer", "unexplainable"), container="tiff")),
     ("08-classic-skewed-mnist-upside-down", 108,
-     dict(layout="classic", hand="mnist", ink="black", scan="skewed", scan_dpi=150,
-          jpeg_quality=75, mistakes=("miscopy",), container="jpg")),
+     dict(layout="classic", hand="mnist", ink="black", scan="skewed", scan_dpi=200,
+          jpeg_quality=62, mistakes=("miscopy",), container="jpg")),
 ]
 
 
