@@ -37,7 +37,7 @@ from scoring.sheet import (
 
 MATCH_DEALS = 30
 FLAG_AT = 0.7  # a mistake at least this probable is flagged ...
-REVIEW_MISTAKE_AT = 0.03  # ... one between this and FLAG_AT goes to review instead
+REVIEW_MISTAKE_AT = 0.1  # ... one between this and FLAG_AT goes to review instead
 REVIEW_BELOW = 0.9  # a number whose chosen value is less probable than this goes to review
 UNREAD_COST = 3.0  # "cannot read" explains nothing: a candidate the arithmetic confirms beats it
 SIDE_NAMES = {"ns": "N/S", "ew": "E/W"}
@@ -85,8 +85,7 @@ def reconcile(reading: SheetReading, rules=None, checker: DealChecker | None = N
     if winners is None and final["ns"] is not None and final["ew"] is not None \
             and final["ns"] != final["ew"]:
         winners = "ns" if final["ns"] > final["ew"] else "ew"
-    doubted = {(r.deal, r.column) for r in review if r.reason.startswith("a misread or")}
-    review = [r for r in review if r.reason != "unsure reading" or (r.deal, r.column) not in doubted]
+    review = _one_per_cell(review)
     flags.sort(key=lambda f: (f.deal if f.deal is not None else 10**6, f.kind, f.side or ""))
     review.sort(key=lambda r: (r.deal if r.deal is not None else 10**6, r.column))
     sheet = ReconciledSheet(
@@ -215,6 +214,22 @@ def _rows(rows, empty, hyps, review) -> list[ReconciledRow]:
 
 def _best_read(cell: CellReading) -> str:
     return str(cell.best) if cell.candidates and cell.best is not None else "unreadable"
+
+
+REVIEW_PRIORITY = ("a misread or", "could not be read", "read as", "hard to read", "dealer", "unsure reading")
+
+
+def _one_per_cell(review: list[ReviewItem]) -> list[ReviewItem]:
+    """At most one review item per cell: the most telling reason."""
+    def rank(item: ReviewItem) -> int:
+        return next((i for i, p in enumerate(REVIEW_PRIORITY) if item.reason.startswith(p)), len(REVIEW_PRIORITY))
+
+    best: dict[tuple, ReviewItem] = {}
+    for item in review:
+        key = (item.deal, item.column)
+        if key not in best or rank(item) < rank(best[key]):
+            best[key] = item
+    return list(best.values())
 
 
 # ----------------------------------------------------------------------------- flags
