@@ -140,10 +140,10 @@ def encode(image: np.ndarray, truth: dict, container: str, rng: random.Random) -
     quality = truth.get("jpeg_quality") or 90
     truth["format"], truth["pages"], truth["page"] = container, 1, 0
     if container == "jpg":
-        ok, buf = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, int(quality)])
+        _, buf = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, int(quality)])
         return buf.tobytes()
     if container == "png":
-        ok, buf = cv2.imencode(".png", image, [cv2.IMWRITE_PNG_COMPRESSION, 3])
+        _, buf = cv2.imencode(".png", image, [cv2.IMWRITE_PNG_COMPRESSION, 1])
         return buf.tobytes()
     if image.ndim == 2:
         pil = Image.fromarray(image)
