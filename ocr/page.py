@@ -277,15 +277,16 @@ def _count_lines(mask: np.ndarray, axis: int) -> int:
 
 def _title_below(ink: np.ndarray, ruling: np.ndarray) -> bool:
     """True when there is more non-ruling ink below the ruled area than above it."""
-    h = ink.shape[0]
-    margin = max(2, h // 30)  # paper edges and scanner borders are not rulings
-    rows = margin + np.flatnonzero((ruling[margin:h - margin] > 0).sum(axis=1) > 0)
+    h, w = ink.shape
+    my, mx = max(2, h // 30), max(2, w // 30)  # paper edges and scanner borders are no rulings
+    ink, ruling = ink[my:h - my, mx:w - mx], ruling[my:h - my, mx:w - mx]
+    rows = np.flatnonzero((ruling > 0).sum(axis=1) > 0)
     if rows.size == 0:
         return False
     top, bottom = int(rows[0]), int(rows[-1])
     text = (ink > 0) & (ruling == 0)
-    above = int(text[margin:max(margin, top - 2)].sum())
-    below = int(text[min(h - margin, bottom + 3):h - margin].sum())
+    above = int(text[:max(0, top - 2)].sum())
+    below = int(text[bottom + 3:].sum())
     return below > 1.5 * above and below > 0
 
 

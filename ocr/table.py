@@ -223,9 +223,10 @@ def chains(blobs: list[Blob], gap: float) -> list[list[Blob]]:
 
 def deal_rows(blobs: list[Blob], px_mm: float) -> list[Row]:
     """The rows of the deal table, top to bottom: the largest set of six-cell chains
-    that share column boundaries."""
+    that share column boundaries, plus rows whose cells a stray stroke split further."""
     gap = max(6.0, 2.0 * px_mm)
-    cand = [c[:N_COLS] for c in chains(blobs, gap) if len(c) == N_COLS]
+    all_chains = chains(blobs, gap)
+    cand = [c for c in all_chains if len(c) == N_COLS]
     if not cand:
         return []
     bounds = np.array([[b.x0 for b in c] + [c[-1].x1] for c in cand], np.float64)
@@ -233,8 +234,29 @@ def deal_rows(blobs: list[Blob], px_mm: float) -> list[Row]:
     close = (np.abs(bounds[:, None, :] - bounds[None, :, :]).max(axis=2) <= tol)
     ref = int(np.argmax(close.sum(axis=1)))
     rows = [cand[i] for i in np.flatnonzero(close[ref])]
+    cols = np.median(bounds[close[ref]], axis=0)
+    pitch = float(np.median([r[0].h for r in rows]))
+    for c in all_chains:
+        row = _merge_split(c, cols, tol)
+        if row is not None and all(abs(row[0].cy - r[0].cy) > 0.5 * pitch for r in rows):
+            rows.append(row)
     rows.sort(key=lambda r: np.median([b.cy for b in r]))
     return [_tidy(r) for r in rows]
+
+
+def _merge_split(chain: list[Blob], cols: np.ndarray, tol: float) -> Row | None:
+    """A chain of more than six cells that starts at the deal-number column and ends at
+    the table's right edge, its pieces merged per column; else None."""
+    inside = [b for b in chain if b.cx < cols[-1]]
+    if len(inside) <= N_COLS or abs(inside[0].x0 - cols[0]) > tol or abs(inside[-1].x1 - cols[-1]) > tol:
+        return None
+    groups: list[list[Blob]] = [[] for _ in range(N_COLS)]
+    for b in inside:
+        groups[min(N_COLS - 1, max(0, int(np.searchsorted(cols, b.cx)) - 1))].append(b)
+    if any(not g for g in groups):
+        return None
+    return [Blob(min(b.x0 for b in g), min(b.y0 for b in g), max(b.x1 for b in g), max(b.y1 for b in g))
+            for g in groups]
 
 
 def _tidy(row: Row) -> Row:

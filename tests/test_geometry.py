@@ -199,3 +199,22 @@ def test_other_ruled_form_is_not_a_sheet():
         cv2.line(img, (xs[0], y), (xs[-1], y), 0, 3)
     with pytest.raises(InputError, match="no summary score table found"):
         find_table(straighten(_page(img, "grid")))
+
+
+def test_long_pen_stroke_down_a_column_does_not_lose_rows():
+    # a player's line drawn down the N/S score column from row 12 to the end looks like a
+    # ruling and splits those cells in two; the rows must still be found (not merely
+    # interpolated: there is no intact row below them), cells merged per column
+    rng = random.Random(21)
+    img, geom = render_form(random_style(rng, "classic", dpi=200))
+    x0, y0, x1, _ = geom.cells[("12", "ns")]
+    y_end = geom.cells[("30", "ns")][3]
+    xs = int(x0 + 0.35 * (x1 - x0))
+    cv2.line(img, (xs, int(y0) + 4), (xs, int(y_end) - 4), 0, 3)
+    table = find_table(straighten(_page(img, "stroke")))
+    assert table.deal_rows == [str(n) for n in range(1, 31)]
+    sx = table.straight.image.shape[1] / img.shape[1]
+    for row in ("12", "20", "30"):
+        bx, by, bw, bh = table.cell(row, "ns").box
+        gx0, _, gx1, _ = geom.cells[(row, "ns")]
+        assert bx <= gx0 * sx + 8 and bx + bw >= gx1 * sx - 8  # the whole cell, not a piece
