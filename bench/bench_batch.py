@@ -74,6 +74,7 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
 
     work = ROOT / "bench" / "_work"
+    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
     t0 = time.perf_counter()
     paths = generate(work / "batch-sheets", args.count, args.seed)
     gen_s = time.perf_counter() - t0
@@ -83,14 +84,16 @@ def main(argv: list[str] | None = None) -> int:
                                                            timeout=args.timeout, progress=True))
     with Ledger(out / LEDGER_NAME) as ledger:
         counts = ledger.counts()
-        failures = [f"{s.source}: {s.error}" for s in ledger.sheets() if s.status != "ok"]
+        pages = ledger.sheets()
+        failures = [str(s.error) for s in pages if s.status != "ok"]
     parent_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    per_min = len(paths) / summary.seconds * 60
+    per_min = len(pages) / summary.seconds * 60
     lines = [
         "# Batch throughput (bench/bench_batch.py)",
         "",
         f"- date: {datetime.now(timezone.utc).isoformat(timespec='minutes')}",
-        f"- machine: {machine()} (shared with other work while measured)",
+        f"- machine: {machine()}; load average {load:.1f} when the run started"
+        " (the machine is shared with other work)",
         f"- command: `python bench/bench_batch.py --count {args.count} --jobs {args.jobs}`"
         " (OMP_THREAD_LIMIT=1)",
         f"- input: {len(paths)} sheets from samples/generate.py, seeds {args.seed}..{args.seed + args.count - 1}"
@@ -98,9 +101,10 @@ def main(argv: list[str] | None = None) -> int:
         "",
         "| figure | value |",
         "|---|---|",
-        f"| wall time, {len(paths)} sheets, --jobs {args.jobs} | {summary.seconds:.1f} s |",
-        f"| sheets per minute (all sheets, read or failed) | {per_min:.1f} |",
-        f"| seconds per sheet per worker | {summary.seconds * args.jobs / len(paths):.2f} |",
+        f"| wall time, {len(paths)} files = {len(pages)} sheets (pages), --jobs {args.jobs} |"
+        f" {summary.seconds:.1f} s |",
+        f"| sheets per minute (every page, read or failed) | {per_min:.1f} |",
+        f"| seconds per sheet per worker | {summary.seconds * args.jobs / len(pages):.2f} |",
         f"| peak memory (max RSS) of one worker | {summary.peak_worker_rss_mb:.0f} MiB |",
         f"| peak memory of the parent (ledger, report) | {parent_mb:.0f} MiB |",
         f"| sheets read / flagged / to review / failed | {counts['sheets']} / {counts['flagged']} /"
