@@ -20,6 +20,10 @@ HONOURS = (100, 150)
 class DealChecker(Protocol):
     def initial(self) -> frozenset: ...
 
+    def anything(self) -> frozenset:
+        """Every state a pad can be in (after a deal whose score is unknown)."""
+        ...
+
     def step(self, states: frozenset, ns: int, ew: int, last: bool = False) -> frozenset: ...
 
 
@@ -44,6 +48,9 @@ class ArithmeticChecker:
     def initial(self) -> frozenset:
         return self._ONE
 
+    def anything(self) -> frozenset:
+        return self._ONE
+
     def step(self, states: frozenset, ns: int, ew: int, last: bool = False) -> frozenset:
         return frozenset() if pair_problem(ns, ew, last) else states
 
@@ -57,6 +64,9 @@ class CachedChecker:
 
     def initial(self) -> frozenset:
         return self.inner.initial()
+
+    def anything(self) -> frozenset:
+        return self.inner.anything()
 
     def _step(self, states: frozenset, ns: int, ew: int, last: bool = False) -> frozenset:
         return self.inner.step(states, ns, ew, last)

@@ -4,6 +4,11 @@ from __future__ import annotations
 
 from scoring import inverse
 from scoring.model import ALL_RULES, HouseRules
+from scoring.pad import GAME, PadState
+
+LEGS = range(0, GAME, 10)
+# Every pad state: games 0-1 each, part-scores below a game each.
+EVERY_STATE = frozenset(PadState(gn, ge, ln, le) for gn in (0, 1) for ge in (0, 1) for ln in LEGS for le in LEGS)
 
 
 def rules_set(rules=None) -> frozenset[HouseRules]:
@@ -21,6 +26,9 @@ class CoreChecker:
 
     def initial(self) -> frozenset:
         return inverse.initial_states(self.rules)
+
+    def anything(self) -> frozenset:
+        return EVERY_STATE
 
     def step(self, states: frozenset, ns: int, ew: int, last: bool = False) -> frozenset:
         return inverse.step(states, ns, ew, last, self.rules)

@@ -170,7 +170,9 @@ def decode(deals: list[DealInput], totals: dict[str, CellModel] | None,
     last_index = max((i for i, d in enumerate(deals) if not d.skip), default=-1)
     for index, d in enumerate(deals):
         if d.skip:
-            beam = [_Node(n.cost, n.b_ns, n.b_ew, n.pad, n.keys, n, {}, ()) for n in beam]
+            # an empty row: whatever was played there is unknown; the next cumulatives re-sync
+            pad = checker.anything()
+            beam = [_Node(n.cost, None, None, pad, n.keys, n, {}, ()) for n in beam]
             continue
         beam = _expand(beam, d, checker, index == last_index)
     finals = _finish(beam, totals)
@@ -252,7 +254,7 @@ def _expand(beam: list[_Node], d: DealInput, checker: DealChecker, last: bool,
                     cost += COST_SCORE
                     if cost > limit:
                         continue
-                    mistakes += (_score_mistake(d.deal, s_ns, s_ew, last),)
+                    mistakes += (_score_mistake(d.deal, s_ns, s_ew, last, node.pad, checker),)
                     pad = None
         keys = node.keys + tuple(m.key for m in mistakes) if mistakes else node.keys
         key = (a[4], b[4], pad, keys)
@@ -273,16 +275,22 @@ def _expand(beam: list[_Node], d: DealInput, checker: DealChecker, last: bool,
     return [n for n in nodes[:BEAM] if n.cost <= cut]
 
 
-def _score_mistake(deal: int, ns: int, ew: int, last: bool) -> Mistake:
+def _score_mistake(deal: int, ns: int, ew: int, last: bool, pad, checker: DealChecker) -> Mistake:
+    """The "score" mistake for a deal the rules cannot explain, with the side at fault
+    when it can be told (for a pair, the side whose entry alone cannot be explained,
+    else the smaller entry)."""
     reason = pair_problem(ns, ew, last)
-    if reason is None or (ns and ew):
-        side = None if ns and ew else ("ns" if ns else "ew")
-    else:
-        side = "ns" if (ns < 0 or ns % 10) else "ew"
-    if side is None:
-        return Mistake(deal, "score", None, None, [ns, ew], None, shape=reason or "rules")
-    value = ns if side == "ns" else ew
-    return Mistake(deal, "score", side, side, value, None, shape=reason or "rules")
+    if ns and ew:
+        alone_ok = {side: bool(checker.step(pad, *pair, last))
+                    for side, pair in (("ns", (ns, 0)), ("ew", (0, ew)))}
+        if alone_ok["ns"] != alone_ok["ew"]:
+            side = "ew" if alone_ok["ns"] else "ns"
+        else:
+            side = "ns" if ns <= ew else "ew"
+        return Mistake(deal, "score", side, side, ns if side == "ns" else ew, 0,
+                       shape=reason or "rules", score=ew if side == "ns" else ns)
+    side = "ns" if ns else "ew"
+    return Mistake(deal, "score", side, side, ns if side == "ns" else ew, None, shape=reason or "rules")
 
 
 def _finish(beam: list[_Node], totals: dict[str, CellModel] | None) -> list[tuple]:

@@ -263,6 +263,11 @@ def _message(m: Mistake, deal) -> str:
     if m.kind == "total":
         return f"Total row: {side} total {m.written}, but the cumulative after deal {deal} is {m.expected}"
     if m.kind == "score":
+        if m.expected == 0 and m.score is not None:
+            other = SIDE_NAMES["ew" if m.side == "ns" else "ns"]
+            return (f"deal {deal}: {side} {m.written} and {other} {m.score} both scored; on one deal that "
+                    f"only happens when one side scored honours alone (100 or 150) — {side} {m.written} "
+                    "looks wrong")
         if m.shape != "rules":
             return f"deal {deal}: {m.shape}"
         return (f"deal {deal}: {side} score {m.written} cannot be right: no result gives it "
