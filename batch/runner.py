@@ -26,7 +26,7 @@ from tqdm import tqdm
 
 from batch import outputs
 from batch.inputs import InputProblem, Item, ScanInput, Skipped
-from batch.ledger import LEDGER_NAME, Ledger, ScanRecord
+from batch.ledger import LEDGER_NAME, Ledger, ScanRecord, SheetRecord
 from batch.worker import (
     Reader,
     Reconciler,
@@ -34,6 +34,7 @@ from batch.worker import (
     default_reconciler,
     merge_rules,
     process_scan,
+    sheet_id,
 )
 
 DEFAULT_TIMEOUT = 60.0
@@ -222,7 +223,8 @@ def _with_source(where: str, error: str | None) -> str:
 # --------------------------------------------------------------------------- workers
 def _worker_main(conn, sheets_dir: Path, reader: Reader, reconciler: Reconciler,
                  rules: dict | None) -> None:
-    """Worker loop: receive a scan, send back (record, peak RSS in KiB); None stops."""
+    """Worker loop: receive a scan, send ("page", SheetRecord) as each page is done, then
+    ("done", ScanRecord, peak RSS in KiB); None stops the worker."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent handles Ctrl-C
     while True:
         try:
@@ -231,8 +233,9 @@ def _worker_main(conn, sheets_dir: Path, reader: Reader, reconciler: Reconciler,
             return
         if scan is None:
             return
-        record = process_scan(scan, sheets_dir, reader, reconciler, rules)
-        conn.send((record, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss))
+        record = process_scan(scan, sheets_dir, reader, reconciler, rules,
+                              on_page=lambda sheet: conn.send(("page", sheet)))
+        conn.send(("done", record, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss))
 
 
 class _Worker:
@@ -242,10 +245,11 @@ class _Worker:
         self.proc.start()
         child.close()
         self.scan: ScanInput | None = None
-        self.started = 0.0
+        self.started = 0.0  # when the current page started
+        self.pages: list[SheetRecord] = []  # pages of the current scan already done
 
     def give(self, scan: ScanInput) -> None:
-        self.scan, self.started = scan, time.monotonic()
+        self.scan, self.started, self.pages = scan, time.monotonic(), []
         self.conn.send(scan)
 
     def stop(self, kill: bool) -> None:
@@ -275,7 +279,8 @@ class _Pool:
         self.workers: list[_Worker] = []
 
     def run(self, scans: deque, timeout: float):
-        """Yield (ScanRecord, worker peak RSS KiB) as scans finish, in completion order."""
+        """Yield (ScanRecord, worker peak RSS KiB) as scans finish, in completion order.
+        ``timeout`` limits each page (sheet), so a long PDF is not cut short."""
         while len(self.workers) < min(self.jobs, len(scans)):
             self.workers.append(_Worker(self.ctx, self.args))
         for w in list(self.workers):
@@ -286,11 +291,16 @@ class _Pool:
             for conn in wait(list(busy), timeout=0.2):
                 w = busy[conn]
                 try:
-                    record, rss = conn.recv()
+                    message = conn.recv()
                 except (EOFError, OSError):
-                    code = w.proc.exitcode
-                    yield self._failed(w, f"worker process died (exit code {code})"), 0
+                    w.proc.join(timeout=1)
+                    yield self._failed(w, f"worker process died (exit code {w.proc.exitcode})"), 0
                     continue
+                if message[0] == "page":
+                    w.pages.append(message[1])
+                    w.started = time.monotonic()
+                    continue
+                _, record, rss = message
                 w.scan = None
                 yield record, rss
                 if scans:
@@ -298,7 +308,7 @@ class _Pool:
             now = time.monotonic()
             for w in list(self.workers):
                 if w.scan is not None and now - w.started > timeout:
-                    yield self._failed(w, f"time limit exceeded ({timeout:g} s)"), 0
+                    yield self._failed(w, f"time limit exceeded ({timeout:g} s per sheet)"), 0
             for w in list(self.workers):
                 if w.scan is None and scans:
                     self._give(w, scans.popleft())
@@ -314,15 +324,18 @@ class _Pool:
             fresh.give(scan)
 
     def _failed(self, w: _Worker, reason: str) -> ScanRecord:
-        """Record ``w``'s scan as failed and replace the worker."""
+        """Keep the pages ``w`` finished, fail the page it was on, and replace the worker."""
         scan = w.scan
         assert scan is not None
         w.stop(kill=True)
         self.workers[self.workers.index(w)] = _Worker(self.ctx, self.args)
-        return ScanRecord(sha256=scan.sha256, source=scan.source, status="failed", error=reason,
-                          name=scan.name, container=scan.container, sender=scan.sender,
-                          subject=scan.subject, date=scan.date, attachment=scan.attachment,
-                          seconds=time.monotonic() - w.started)
+        page = w.pages[-1].page + 1 if w.pages else 0
+        sheets = [*w.pages, SheetRecord(sheet_id=sheet_id(scan.sha256, page), page=page, error=reason)]
+        ok = any(s.error is None for s in sheets)
+        return ScanRecord(sha256=scan.sha256, source=scan.source, status="done" if ok else "failed",
+                          error=None if ok else reason, name=scan.name, container=scan.container,
+                          sender=scan.sender, subject=scan.subject, date=scan.date,
+                          attachment=scan.attachment, sheets=sheets)
 
     def close(self) -> None:
         for w in self.workers:

@@ -69,8 +69,8 @@ def sheet_id(sha256: str | None, page: int) -> str:
 
 
 def process_scan(scan: ScanInput, sheets_dir: Path, reader: Reader, reconciler: Reconciler,
-                 rules: dict | None) -> ScanRecord:
-    """Read every page of ``scan``; never raises."""
+                 rules: dict | None, on_page: Callable[[SheetRecord], None] | None = None) -> ScanRecord:
+    """Read every page of ``scan``, calling ``on_page`` as each is done; never raises."""
     t0 = time.perf_counter()
     record = ScanRecord(sha256=scan.sha256, source=scan.source, status="done", name=scan.name,
                         container=scan.container, sender=scan.sender, subject=scan.subject,
@@ -79,6 +79,8 @@ def process_scan(scan: ScanInput, sheets_dir: Path, reader: Reader, reconciler: 
         house = house_rules(rules)
         for outcome in reader(scan.path, scan.data, scan.source):
             record.sheets.append(_process_page(scan, outcome, sheets_dir, reconciler, house))
+            if on_page is not None:
+                on_page(record.sheets[-1])
     except Exception as exc:  # a bug in a stage must not stop the batch
         record.error = f"internal error: {type(exc).__name__}: {exc}"
     failed = [s.error for s in record.sheets if s.error]

@@ -89,8 +89,22 @@ def test_time_limit_and_crashed_worker_are_failures(tmp_path):
     assert summary.sheets == 1 and summary.failed == 2
     assert summary.seconds < 15
     text = "\n".join(summary.failures)
-    assert "slow.png: time limit exceeded (1.5 s)" in text
+    assert "slow.png: time limit exceeded (1.5 s per sheet)" in text
     assert "crash.png: worker process died" in text
+
+
+def test_time_limit_is_per_sheet_and_keeps_finished_pages(tmp_path):
+    folder = tmp_path / "in"
+    folder.mkdir()
+    (folder / "two-pages.pdf").write_bytes(sheet_bytes(GOOD, then_sleep=30))
+    out = tmp_path / "out"
+    summary = run([folder], out, timeout=2)
+    assert (summary.sheets, summary.failed) == (1, 1)
+    with Ledger(out / LEDGER_NAME) as ledger:
+        first, second = ledger.sheets()
+    assert (first.page, first.status, first.result["totals"]) == (0, "ok", {"ns": 740, "ew": 530})
+    assert (second.page, second.status) == (1, "failed")
+    assert second.error == "time limit exceeded (2 s per sheet)"
 
 
 def test_one_job_runs_in_order(tmp_path):

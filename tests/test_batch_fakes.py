@@ -34,10 +34,11 @@ COLS = ("dealer",) + NUMBER_COLUMNS
 
 
 def sheet_bytes(rows: list[tuple], names=("Smith / Jones", "Brown / Reid"), unsure: dict | None = None,
-                pad: int = 0) -> bytes:
-    """A fake scan: rows of (dealer, ns, ew, cum_ns, cum_ew); unsure maps "deal:col" to candidates."""
-    spec = {"rows": rows, "names": list(names), "unsure": unsure or {}}
-    return b"SHEET " + json.dumps(spec).encode() + b" " * pad
+                then_sleep: float = 0) -> bytes:
+    """A fake scan: rows of (dealer, ns, ew, cum_ns, cum_ew); unsure maps "deal:col" to candidates;
+    then_sleep > 0 adds a second page that takes that many seconds."""
+    spec = {"rows": rows, "names": list(names), "unsure": unsure or {}, "then_sleep": then_sleep}
+    return b"SHEET " + json.dumps(spec).encode()
 
 
 def consistent_rows(scores: list[tuple[int, int]]) -> list[tuple]:
@@ -90,6 +91,9 @@ def fake_reader(path: str | None, data: bytes | None = None, name: str | None = 
     spec = json.loads(raw[6:].strip())
     yield PageOutcome(source=source, page=0, reading=make_reading(source, spec),
                       table=make_table(source, len(spec["rows"])))
+    if spec.get("then_sleep"):  # a second page that takes this long
+        time.sleep(spec["then_sleep"])
+        yield PageOutcome(source=source, page=1, reading=make_reading(source, spec))
 
 
 def simple_reconciler(reading: SheetReading, rules=None) -> ReconciledSheet:
