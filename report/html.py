@@ -58,10 +58,10 @@ def flagged_cells(result: dict) -> set[tuple[str, str]]:
             continue
         if col:
             out.add((row, col))
-        elif kind == "cumulative" and side:
-            out.add((row, f"cum_{side}"))
-        elif kind == "score" and side:
-            out.add((row, side))
+        elif kind == "cumulative":
+            out.update({(row, f"cum_{side}")} if side else {(row, "cum_ns"), (row, "cum_ew")})
+        elif kind == "score":
+            out.update({(row, side)} if side else {(row, "ns"), (row, "ew")})
         elif kind == "dealer":
             out.add((row, "dealer"))
         elif side:
@@ -139,11 +139,18 @@ def _picture(sheet: LedgerSheet, image_b64: str | None, flagged: set, review: se
         return '<p class="muted">No picture of this sheet was kept.</p>'
     w, h = int(layout["width"]), int(layout["height"])
     stroke = max(2, round(max(w, h) / 500))
+    result = sheet.result or {}
+    values = {(str(r.get("deal")), c): r.get(c) for r in result.get("rows") or [] for c in COLUMNS}
+    names = result.get("names") or {}
+    values.update({("", "names_ns"): names.get("ns"), ("", "names_ew"): names.get("ew")})
     rects = []
     for row, key, x, y, cw, ch in layout.get("cells", []):
         state = cell_state(str(row), str(key), flagged, review)
         c = COLOURS[state]
-        label = f"{'deal ' + str(row) if row else 'heading'} {key}: {LABELS[state]}"
+        value = values.get((str(row), str(key)))
+        where = f"deal {row}" if str(row).isdigit() else str(row) or "heading"
+        label = (f"{where}, {COLUMN_TITLES.get(key, key)}: "
+                 f"{'?' if value is None else value} ({LABELS[state]})")
         rects.append(f'<rect class="cell {state}" x="{float(x):.1f}" y="{float(y):.1f}" '
                      f'width="{float(cw):.1f}" height="{float(ch):.1f}" fill="{c}" fill-opacity="0.12" '
                      f'stroke="{c}" stroke-width="{stroke}"><title>{e(label)}</title></rect>')
@@ -252,13 +259,17 @@ def render_index(sheets: Iterable[LedgerSheet], counts: dict[str, int], rules: d
     if failed:
         rows = "".join(
             f'<tr><td class="l">{e(s.source)}{" (page " + str(s.page + 1) + ")" if s.page else ""}'
-            f'</td><td class="l">{e(s.sender)}</td><td class="l fail">{e(s.error)}</td></tr>'
+            f'</td><td class="l">{e(s.sender)}{_subject(s)}</td><td class="l fail">{e(s.error)}</td></tr>'
             for s in failed)
         parts.append("<table><tr><th class=\"l\">File</th><th class=\"l\">From</th>"
                      f"<th class=\"l\">Reason</th></tr>{rows}</table>")
     else:
         parts.append("<p>None.</p>")
     return page("rubberscan results", "\n".join(parts))
+
+
+def _subject(s: LedgerSheet) -> str:
+    return f'<br><span class="muted">{e(s.subject)}</span>' if s.subject else ""
 
 
 def _index_row(s: LedgerSheet) -> str:
@@ -270,7 +281,7 @@ def _index_row(s: LedgerSheet) -> str:
     nf, nr = len(r.get("flags") or []), len(r.get("review") or [])
     label = s.source + (f" (page {s.page + 1})" if s.page else "")
     return (f'<tr><td class="l"><a href="sheets/{e(s.sheet_id)}.html">{e(label)}</a></td>'
-            f'<td class="l">{e(s.sender)}</td><td class="l">{e(s.date)}</td>'
+            f'<td class="l">{e(s.sender)}{_subject(s)}</td><td class="l">{e(s.date)}</td>'
             f'<td class="l">{e(names.get("ns"))}</td><td class="l">{e(names.get("ew"))}</td>'
             f"<td>{e(winners)}</td><td>{e(tn)}</td><td>{e(te)}</td><td>{e(margin)}</td>"
             f'<td class="{"flag" if nf else ""}">{nf}</td><td class="{"review" if nr else ""}">{nr}</td></tr>')
