@@ -77,7 +77,8 @@ class Mistake:
 
     @property
     def key(self) -> tuple:
-        return (self.deal, self.kind, self.side)
+        """Identity for counting a mistake's probability (a score's side is a guess)."""
+        return (self.deal, self.kind, None if self.kind == "score" else self.side)
 
 
 # A chosen cell: (value, source[, implied]) with source "read", "inferred" or "none";

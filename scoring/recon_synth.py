@@ -12,7 +12,7 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass, field
 
-from scoring.sheet import CellReading, RowReading, SheetReading
+from scoring.sheet import COLUMNS, CellReading, RowReading, SheetReading
 
 SEATS = ("N", "E", "S", "W")
 CONFUSABLE = {"1": "7", "7": "1", "3": "8", "8": "3", "5": "6", "6": "5", "0": "6", "4": "9",
@@ -39,6 +39,14 @@ def written_sheet(match, rng: random.Random, mistake: str | None = None, total_r
     if mistake:
         _plant(w, rng, mistake)
     return w
+
+
+def written_from_content(content) -> Written:
+    """A :class:`Written` from ``samples.content.SheetContent`` (another engineer's planted
+    mistakes, kept in ``planted`` as their flag dicts)."""
+    rows = [dict(r) for r in content.rows]
+    total = dict(content.totals_written) if content.totals_written else None
+    return Written(rows, total, content.winners_side, [dict(m) for m in content.mistakes])
 
 
 def _plant(w: Written, rng: random.Random, kind: str) -> None:
@@ -190,6 +198,9 @@ def noisy_reading(w: Written, rng: random.Random, noise: Noise | None = None,
     noise = noise or Noise()
     rows = []
     for row in w.rows:
+        if row["dealer"] is None and row["ns"] is None:  # a row left empty
+            rows.append(RowReading(row["deal"], {c: CellReading([], blank=True) for c in COLUMNS}))
+            continue
         cells = {c: noisy_cell(row[c], rng, noise) for c in ("ns", "ew", "cum_ns", "cum_ew")}
         cells["dealer"] = dealer_cell(row["dealer"], rng, noise)
         rows.append(RowReading(row["deal"], cells))
@@ -204,6 +215,9 @@ def exact_reading(w: Written, source: str = "exact") -> SheetReading:
     """A reading that is certain of every written value."""
     rows = []
     for row in w.rows:
+        if row["dealer"] is None and row["ns"] is None:  # a row left empty
+            rows.append(RowReading(row["deal"], {c: CellReading([], blank=True) for c in COLUMNS}))
+            continue
         cells = {c: CellReading([(row[c], 1.0)], blank=row[c] == 0) for c in ("ns", "ew", "cum_ns", "cum_ew")}
         cells["dealer"] = CellReading([(row["dealer"], 1.0)])
         rows.append(RowReading(row["deal"], cells))

@@ -8,6 +8,7 @@ misread) and sends what stays uncertain to ``review``.  Pure: no I/O.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections import defaultdict
 
@@ -76,6 +77,7 @@ def reconcile(reading: SheetReading, rules=None, checker: DealChecker | None = N
     out_rows = _rows(rows, empty, hyps, review)
     last_deal = rows[-1].deal if rows else None
     if best is not None:
+        best.mistakes = [_pair_side(m, best, checker, [r.deal for r in rows]) for m in best.mistakes]
         _mistake_flags(hyps, last_deal, flags, review)
     _dealer_flags(rows, empty, out_rows, flags, review)
     _missing_flags(rows, empty, flags)
@@ -253,6 +255,37 @@ def _mistake_flags(hyps: list[Hypothesis], last_deal, flags, review) -> None:
                                      "a misread or the players' mistake: " + _message(m, deal)))
 
 
+def _pair_side(m: Mistake, best: Hypothesis, checker: DealChecker, deals: list[int]) -> Mistake:
+    """For an impossible pair, the side whose removal lets the rest of the sheet be
+    explained (when only one does); otherwise the decoder's guess stands."""
+    if m.kind != "score" or m.expected != 0 or m.score is None:
+        return m
+    i = deals.index(m.deal) if m.deal in deals else None
+    if i is None or not best.cells[i] or best.pads[i] is None:
+        return m
+    ns, ew = best.cells[i]["ns"][0], best.cells[i]["ew"][0]
+    survives = {}
+    for side, pair in (("ns", (0, ew)), ("ew", (ns, 0))):  # side = the one assumed wrong
+        states = checker.step(best.pads[i], *pair, False)
+        for k in range(i + 1, len(best.cells)):
+            if not states:
+                break
+            c = best.cells[k]
+            if not c:
+                states = checker.anything()
+                continue
+            a, b = c["ns"][0], c["ew"][0]
+            if a is None or b is None:
+                break
+            states = checker.step(states, a, b, k == len(best.cells) - 1)
+        survives[side] = bool(states)
+    if survives["ns"] == survives["ew"]:
+        return m
+    side = "ns" if survives["ns"] else "ew"
+    written, other = (ns, ew) if side == "ns" else (ew, ns)
+    return dataclasses.replace(m, side=side, column=side, written=written, score=other)
+
+
 def _message(m: Mistake, deal) -> str:
     side = SIDE_NAMES.get(m.side or "", "")
     if m.kind == "cumulative":
@@ -276,7 +309,8 @@ def _message(m: Mistake, deal) -> str:
 
 
 def _dealer_flags(rows, empty, out_rows, flags, review) -> None:
-    idx = [i for i, e in enumerate(empty) if not e]
+    """Dealer column against the rotation; an empty row still took its turn to deal."""
+    idx = list(range(len(rows)))
     cells = []
     for i in idx:
         cell = rows[i].cells.get("dealer")
@@ -293,7 +327,6 @@ def _dealer_flags(rows, empty, out_rows, flags, review) -> None:
     result = decode_dealers(cells)
     for k, i in enumerate(idx):
         out_rows[i].values["dealer"] = result.seats[k]
-        cell = cells[k]
     for m in result.mistakes:
         i = idx[m.index]
         cell = cells[m.index]
@@ -306,8 +339,8 @@ def _dealer_flags(rows, empty, out_rows, flags, review) -> None:
                                          f"dealer {m.written} breaks the rotation (expected {m.expected}): "
                                          "a misread or the players' mistake"))
             continue
-        prev = f"after {out_rows[idx[m.index - 1]].values['dealer']} on deal {rows[idx[m.index - 1]].deal}, " \
-            if m.index > 0 and out_rows[idx[m.index - 1]].values["dealer"] else ""
+        before = [j for j in range(m.index) if out_rows[j].values["dealer"]]
+        prev = f"after {out_rows[before[-1]].values['dealer']} on deal {rows[before[-1]].deal}, " if before else ""
         flags.append(Flag("dealer", f"deal {rows[i].deal}: dealer {m.written}, but {prev}"
                           f"the dealer should be {m.expected} (dealer rotates N, E, S, W)",
                           deal=rows[i].deal, column="dealer", written=m.written, expected=m.expected))

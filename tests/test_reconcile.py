@@ -184,7 +184,8 @@ def test_missing_deal_number_and_empty_row():
     empty = RowReading(4, {c: CellReading([(0, 0.99)], blank=True) for c in ("ns", "ew", "cum_ns", "cum_ew")})
     empty.cells["dealer"] = CellReading([], blank=True)
     for row in reading.rows[3:]:
-        row.deal += 1
+        row.deal += 1  # the deal played on row 4 went unrecorded; its dealer still took a turn
+        row.cells["dealer"] = CellReading([(SEATS[(row.deal - 1) % 4], 0.99)])
     reading.rows.insert(3, empty)
     # printed but unused rows at the end are not deals
     reading.rows.append(RowReading(9, {c: CellReading([], blank=True) for c in ("dealer", "ns", "ew")}))
