@@ -208,12 +208,14 @@ def cmd_form(args) -> int:
 
 # --------------------------------------------------------------------------- batch, audit, export, demo
 EXIT_SOME_FAILED = 3  # batch: some inputs could not be read (listed in the summary and report)
+EXIT_WRITE_FAILED = 5  # batch: the output folder could not be written (disk full...)
 EXIT_INTERRUPTED = 130  # batch: Ctrl-C; everything finished before it is kept
 
 BATCH_EPILOG = """exit status: 0 every input read (flags are results, not errors); 2 bad usage
 (unknown option, missing input path, unusable output folder); 3 some inputs failed
 (each listed with its reason on stderr, in DIR/report.html and in the ledger);
-130 interrupted (finished sheets are kept; run again to continue)."""
+5 DIR could not be written (disk full...); 130 interrupted (finished sheets are
+kept; run again to continue)."""
 
 
 def _add_rules_options(p) -> None:
@@ -285,6 +287,12 @@ def run_batch_command(inputs: list[str], out: str, jobs: int = 0, force: bool = 
     except LedgerError as exc:
         print(f"rubberscan batch: {exc}", file=sys.stderr)
         return EXIT_USAGE
+    except OSError as exc:  # disk full, folder made read-only mid-run...
+        print(f"rubberscan batch: cannot write to {out}: {exc}", file=sys.stderr)
+        return EXIT_WRITE_FAILED
+    except KeyboardInterrupt:  # a second Ctrl-C, or one while the inputs were being listed
+        print("rubberscan batch: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
     for line in summary.failures[:50]:
         print(f"failed: {line}", file=sys.stderr)
     if len(summary.failures) > 50:
