@@ -30,7 +30,7 @@ def paper_grey(bgr: np.ndarray) -> np.ndarray:
 
 def ink_mask(grey: np.ndarray, threshold: int = 170) -> np.ndarray:
     """255 where ``grey`` (from :func:`paper_grey`) is ink."""
-    return np.where(grey < threshold, 255, 0).astype(np.uint8)
+    return cv2.threshold(grey, threshold - 1, 255, cv2.THRESH_BINARY_INV)[1]
 
 
 def clean_region(grey: np.ndarray, rulings: np.ndarray, box: Box, band: int) -> np.ndarray:

@@ -32,6 +32,7 @@ PDF_LONG_SIDE = 3000
 # Formats Pillow may decode; anything else (EPS, PSD, ICO...) is refused.
 IMAGE_FORMATS = ("PNG", "JPEG", "TIFF", "BMP", "DIB", "WEBP", "GIF", "PPM", "HEIF")
 SUPPORTED = "PNG, JPEG, TIFF, BMP, WebP, GIF, PNM or PDF"
+EXIF_ORIENTATION = 0x0112
 
 
 def load_pages(path: str | Path, data: bytes | None = None, name: str | None = None) -> list[Page]:
@@ -84,8 +85,11 @@ def _load_image(data: bytes, source: str) -> list[Page]:
             for i in range(n_frames):
                 im.seek(i)
                 _check_size(im.size, source)
-                frame = ImageOps.exif_transpose(im) if i == 0 or fmt == "TIFF" else im
-                bgr = _to_bgr(frame, source)
+                im.load()
+                frame = _upright(im)
+                bgr = _to_bgr(frame)
+                if frame is not im:
+                    frame.close()
                 dpi = im.info.get("dpi")
                 meta = {"format": fmt, "size": (bgr.shape[1], bgr.shape[0]), "frames": n_frames}
                 if dpi:
@@ -120,9 +124,15 @@ def _check_size(size: tuple[int, int], source: str) -> None:
         raise InputError(f"{source}: image too small ({w}x{h} pixels) to hold a score sheet")
 
 
-def _to_bgr(im: Image.Image, source: str) -> np.ndarray:
-    """Decode fully and convert any Pillow mode to BGR uint8 (alpha composited on white)."""
-    im.load()
+def _upright(im: Image.Image) -> Image.Image:
+    """``im`` turned as its EXIF orientation tag says (a copy only when it has to turn)."""
+    if im.getexif().get(EXIF_ORIENTATION, 1) in (0, 1):
+        return im
+    return ImageOps.exif_transpose(im)
+
+
+def _to_bgr(im: Image.Image) -> np.ndarray:
+    """Any Pillow mode as BGR uint8 (alpha composited on white), with few full-size copies."""
     mode = im.mode
     if mode in ("I;16", "I;16B", "I;16L", "I;16N", "I", "F"):
         arr = np.asarray(im, dtype=np.float32)
@@ -133,11 +143,12 @@ def _to_bgr(im: Image.Image, source: str) -> np.ndarray:
         rgba = im.convert("RGBA")
         white = Image.new("RGBA", rgba.size, (255, 255, 255, 255))
         im = Image.alpha_composite(white, rgba)
-    if mode in ("1", "L"):
-        grey = np.asarray(im.convert("L"), dtype=np.uint8)
+    if im.mode in ("1", "L"):
+        grey = np.asarray(im if im.mode == "L" else im.convert("L"), dtype=np.uint8)
         return cv2.cvtColor(grey, cv2.COLOR_GRAY2BGR)
-    rgb = np.asarray(im.convert("RGB"), dtype=np.uint8)
-    return cv2.cvtColor(rgb, cv2.COLOR_RGB2BGR)
+    arr = np.array(im if im.mode == "RGB" else im.convert("RGB"), dtype=np.uint8)
+    cv2.cvtColor(arr, cv2.COLOR_RGB2BGR, dst=arr)  # in place
+    return arr
 
 
 def _register_heif() -> None:

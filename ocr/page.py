@@ -15,6 +15,7 @@ import numpy as np
 from ocr.data import InputError, Page, StraightPage
 
 WORK_LONG = 2000  # long side of the straightened image, pixels
+MID_LONG = 2500  # larger originals are first shrunk (area-averaged) to this long side
 ANALYSIS_LONG = 1000  # long side of the copy used to measure angles
 PAPER_LONG = 500  # long side of the copy used to find the paper outline
 
@@ -33,9 +34,12 @@ def straighten(page: Page) -> StraightPage:
 def _straighten(page: Page) -> StraightPage:
     img = page.image
     h0, w0 = img.shape[:2]
+    # one area-averaged shrink of a large original serves both the analysis copy and
+    # the final warp (which then never shrinks by more than MID_LONG / WORK_LONG)
+    mid = _shrink(img, MID_LONG)
     s_small = ANALYSIS_LONG / max(h0, w0)
-    small = cv2.resize(img, (round(w0 * s_small), round(h0 * s_small)), interpolation=cv2.INTER_AREA)
-    grey_small = cv2.cvtColor(small, cv2.COLOR_BGR2GRAY)
+    grey_small = cv2.resize(cv2.cvtColor(mid, cv2.COLOR_BGR2GRAY),
+                            (round(w0 * s_small), round(h0 * s_small)), interpolation=cv2.INTER_AREA)
 
     # 1. the paper's outline (photos); otherwise the whole image is the sheet
     quad = find_paper(grey_small)
@@ -63,10 +67,26 @@ def _straighten(page: Page) -> StraightPage:
     to_small = np.diag([s_small, s_small, 1.0])
     h_total = scale_work @ h_turn @ h_rot @ h_paper @ to_small  # original -> straight
     out_w, out_h = round(sheet_w * s_work), round(sheet_h * s_work)
-    straight = _warp_original(img, h_total, (out_w, out_h), shrink=s_small * s_work)
+    to_mid = np.diag([mid.shape[1] / w0, mid.shape[0] / h0, 1.0])
+    straight = cv2.warpPerspective(mid, h_total @ np.linalg.inv(to_mid), (out_w, out_h),
+                                   flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT,
+                                   borderValue=(255, 255, 255))
     to_original = np.linalg.inv(h_total)
     return StraightPage(page=page, image=straight, to_original=to_original / to_original[2, 2],
                         skew_deg=float(angle), rotated=90 * turns)
+
+
+def _shrink(img: np.ndarray, long_side: int) -> np.ndarray:
+    """``img`` with its long side at most ``long_side``: halved with Gaussian pyramids
+    while far too large, then linear (cheap, and never shrinking by more than 2x)."""
+    while max(img.shape[:2]) >= 2 * long_side:
+        img = cv2.pyrDown(img)
+    h, w = img.shape[:2]
+    s = long_side / max(h, w)
+    if s < 1.0:
+        img = cv2.resize(img, (max(1, round(w * s)), max(1, round(h * s))),
+                         interpolation=cv2.INTER_LINEAR)
+    return img
 
 
 # --------------------------------------------------------------------------- paper
@@ -179,7 +199,7 @@ def _ink(grey: np.ndarray) -> np.ndarray:
     k = max(15, round(max(h, w) / 40)) | 1
     bg = cv2.dilate(grey, np.ones((k, k), np.uint8))
     norm = cv2.divide(grey, bg, scale=255)
-    return np.where(norm < 170, 255, 0).astype(np.uint8)
+    return cv2.threshold(norm, 169, 255, cv2.THRESH_BINARY_INV)[1]
 
 
 def dominant_angle(ink: np.ndarray) -> tuple[float, float]:
@@ -299,18 +319,3 @@ def _turn(turns: int, w: int, h: int) -> tuple[np.ndarray, int, int]:
     if turns == 2:
         return np.array([[-1, 0, w - 1], [0, -1, h - 1], [0, 0, 1]], np.float64), w, h
     return np.array([[0, 1, 0], [-1, 0, w - 1], [0, 0, 1]], np.float64), h, w
-
-
-def _warp_original(img: np.ndarray, h_total: np.ndarray, size: tuple[int, int],
-                   shrink: float) -> np.ndarray:
-    """Warp ``img`` by ``h_total`` (which scales it by about ``shrink``), first shrinking
-    with area averaging so thin rulings do not alias away."""
-    h0, w0 = img.shape[:2]
-    src, pre = img, np.eye(3)
-    if shrink < 0.7:
-        f = min(1.0, shrink * 1.25)
-        src = cv2.resize(img, (max(1, round(w0 * f)), max(1, round(h0 * f))), interpolation=cv2.INTER_AREA)
-        pre = np.diag([src.shape[1] / w0, src.shape[0] / h0, 1.0])
-    h = h_total @ np.linalg.inv(pre)
-    return cv2.warpPerspective(src, h, size, flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT,
-                               borderValue=(255, 255, 255))

@@ -15,7 +15,7 @@ import numpy as np
 from ocr.data import InputError
 
 PER_LINE = 1  # deal-number crops per composite line (one: Tesseract cannot merge them)
-TARGET_H = 26  # printed digit height (px) Tesseract reads best at, roughly
+TARGET_H = 22  # printed digit height (px) Tesseract reads best at, roughly
 WHITELIST = "0123456789DdEeaAlLrRSsCcoOuUmMtTiIvVNWw/"
 DIGIT_FIX = str.maketrans({"O": "0", "o": "0", "D": "0", "l": "1", "I": "1", "i": "1",
                            "L": "1", "S": "5", "s": "5"})
