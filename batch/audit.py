@@ -76,5 +76,6 @@ def describe_changes(old: dict | None, new: dict) -> list[str]:
     oe, ne = old.get("explanations") or {}, new.get("explanations") or {}
     deals = sorted({d for d in set(oe) | set(ne) if oe.get(d) != ne.get(d)}, key=lambda d: (len(str(d)), str(d)))
     if deals:
-        lines.append(f"explanations changed for deal{'s' if len(deals) > 1 else ''} {', '.join(map(str, deals))}")
+        shown = ", ".join(map(str, deals[:8])) + (f" and {len(deals) - 8} more" if len(deals) > 8 else "")
+        lines.append(f"explanations changed for deal{'s' if len(deals) > 1 else ''} {shown}")
     return lines
