@@ -165,3 +165,16 @@ def test_ledger_schema_and_stored_reading_round_trip(tmp_path):
         "JOIN scans ON scans.id = sheets.scan_id WHERE scans.source LIKE '%c.png'")]
     assert stored["rows"][1]["cells"]["cum_ns"]["candidates"] == [[120, 0.6], [170, 0.3]]
     db.close()
+
+
+def test_describe_changes_in_words():
+    from batch.audit import describe_changes
+
+    old = {"winners": "ns", "totals": {"ns": 990, "ew": 960}, "flags": [{"message": "a"}], "review": [],
+           "rows": [], "explanations": {"1": [{"text": "x"}]}}
+    new = {"winners": "ew", "totals": {"ns": 990, "ew": 1460}, "flags": [{"message": "b"}],
+           "review": [{}], "rows": [], "explanations": {"1": [{"text": "y"}]}}
+    assert describe_changes(old, new) == [
+        "winners ns -> ew", "totals N/S 990 E/W 960 -> N/S 990 E/W 1460", "flag removed: a",
+        "flag added: b", "items to review 0 -> 1", "explanations changed for deal 1"]
+    assert describe_changes(old, old) == []
