@@ -25,7 +25,13 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from scoring.explain import explain_sheet  # noqa: E402
-from scoring.recon_synth import MISTAKE_KINDS, Noise, noisy_reading, written_sheet  # noqa: E402
+from scoring.recon_synth import (  # noqa: E402
+    MISTAKE_KINDS,
+    Noise,
+    noisy_reading,
+    written_from_content,
+    written_sheet,
+)
 from scoring.reconcile import reconcile  # noqa: E402
 from scoring.simulate import random_match  # noqa: E402
 
@@ -33,7 +39,24 @@ COLUMNS = ("ns", "ew", "cum_ns", "cum_ew")
 EXPLAIN_SHEETS = 30  # explanations are timed on the first sheets only (they are slow)
 
 
-def run(sheets: int, mistake_rate: float, seed: int) -> dict:
+def sheet_for(i: int, rng: random.Random, mistake_rate: float, source: str):
+    """The written sheet number ``i``: our simulator + planting, or samples/content.py's."""
+    if source == "samples":
+        from samples.content import sheet_content
+
+        return written_from_content(sheet_content(rng, "wide" if i % 2 == 0 else "classic", mistake_rate))
+    kind = MISTAKE_KINDS[i % len(MISTAKE_KINDS)] if rng.random() < mistake_rate else None
+    return written_sheet(random_match(rng), rng, mistake=kind, total_row=i % 2 == 0)
+
+
+def found_flag(p: dict, flags) -> bool:
+    """A planted mistake is found when a flag of its kind is at its deal (any deal for
+    winner and total, whose deal the two generators record differently)."""
+    return any(f.kind == p["kind"] and (p["kind"] in ("winner", "total") or f.deal == p["deal"])
+               for f in flags)
+
+
+def run(sheets: int, mistake_rate: float, seed: int, source: str = "simulate") -> dict:
     rng = random.Random(seed)
     noise = Noise()
     cells = right = exact = 0
@@ -47,9 +70,7 @@ def run(sheets: int, mistake_rate: float, seed: int) -> dict:
     explain_times: list[float] = []
     reconcile(noisy_reading(written_sheet(random_match(random.Random(0)), rng), rng))  # warm tables
     for i in range(sheets):
-        kind = MISTAKE_KINDS[i % len(MISTAKE_KINDS)] if rng.random() < mistake_rate else None
-        match = random_match(rng)
-        written = written_sheet(match, rng, mistake=kind, total_row=i % 2 == 0)
+        written = sheet_for(i, rng, mistake_rate, source)
         reading = noisy_reading(written, rng, noise)
         t0, c0 = time.perf_counter(), time.process_time()
         result = reconcile(reading, explain=False)
@@ -77,11 +98,10 @@ def run(sheets: int, mistake_rate: float, seed: int) -> dict:
         for p in written.planted:
             planted += 1
             per_kind[p["kind"]] += 1
-            hit = any(f.kind == p["kind"] and f.deal == p["deal"] for f in result.flags)
+            hit = found_flag(p, result.flags)
             found += hit
             per_kind_found[p["kind"]] += hit
-        extra_flags += sum(1 for f in result.flags
-                           if not any(f.kind == p["kind"] and f.deal == p["deal"] for p in written.planted))
+        extra_flags += sum(1 for f in result.flags if not any(found_flag(p, [f]) for p in written.planted))
     return {
         "sheets": sheets, "cells": cells, "numbers_right": right / cells, "exact": exact / sheets,
         "planted": planted, "found": found / max(planted, 1), "clean": clean,
@@ -119,9 +139,11 @@ def main(argv: list[str]) -> int:
     ap.add_argument("--sheets", type=int, default=300)
     ap.add_argument("--mistakes", type=float, default=0.3)
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--source", choices=("simulate", "samples"), default="simulate",
+                    help="sheets from scoring.simulate + our planting, or from samples/content.py")
     ap.add_argument("--write", action="store_true", help="write bench/RESULTS-reconcile.md")
     args = ap.parse_args(argv)
-    r = run(args.sheets, args.mistakes, args.seed)
+    r = run(args.sheets, args.mistakes, args.seed, args.source)
     text = table(r)
     print(text)
     if args.write:

@@ -182,8 +182,8 @@ def _rows(rows, empty, hyps, review) -> list[ReconciledRow]:
         conf: dict[str, float] = {}
         for col in NUMBER_COLUMNS:
             cell = row.cells.get(col)
-            if empty[i] or best is None:
-                values[col], conf[col] = (0, 1.0) if empty[i] else (None, 0.0)
+            if empty[i] or best is None:  # an empty row is a missing deal (flagged), not zeros
+                values[col], conf[col] = None, 0.0
                 continue
             value, source = best.cells[i][col][:2]
             implied = best.cells[i][col][2] if len(best.cells[i][col]) > 2 else None
