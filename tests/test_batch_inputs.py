@@ -153,3 +153,23 @@ def test_explicit_unknown_file_is_passed_on_and_unreadable_is_a_problem(tmp_path
         locked.chmod(0o644)
     if isinstance(items[0], InputProblem):  # root can read anything
         assert items[0].error == "permission denied"
+
+
+def test_batch_over_traversal_names_writes_only_inside_dir(tmp_path):
+    from test_batch_fakes import consistent_rows, fake_reader, sheet_bytes, simple_reconciler
+
+    from batch.runner import BatchOptions, run_batch
+
+    work = tmp_path / "a" / "b"
+    work.mkdir(parents=True)
+    sheet = sheet_bytes(consistent_rows([(0, 370), (120, 0)]))
+    msg = message("m@x.org", "sheets", [("../../x.pdf", "application/pdf", sheet),
+                                        ("/tmp/abs.pdf", "application/pdf", sheet + b" ")])
+    (work / "m.eml").write_bytes(msg.as_bytes())
+    before = sorted(p for p in tmp_path.rglob("*"))
+    summary = run_batch(collect_inputs([work / "m.eml"]),
+                        BatchOptions(out_dir=work / "out", jobs=1, progress=False),
+                        reader=fake_reader, reconciler=simple_reconciler)
+    assert summary.sheets == 2
+    new = [p for p in tmp_path.rglob("*") if p not in before]
+    assert new and all(p.is_relative_to(work / "out") for p in new)
