@@ -226,6 +226,8 @@ def _worker_main(conn, sheets_dir: Path, reader: Reader, reconciler: Reconciler,
     """Worker loop: receive a scan, send ("page", SheetRecord) as each page is done, then
     ("done", ScanRecord, peak RSS in KiB); None stops the worker."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent handles Ctrl-C
+    if hasattr(os, "setpgid"):
+        os.setpgid(0, 0)  # own process group, so a time-out also kills Tesseract children
     while True:
         try:
             scan = conn.recv()
@@ -254,7 +256,7 @@ class _Worker:
 
     def stop(self, kill: bool) -> None:
         if kill:
-            self.proc.kill()
+            self._kill()
         else:
             try:
                 self.conn.send(None)
@@ -262,9 +264,19 @@ class _Worker:
                 self.proc.kill()
         self.proc.join(timeout=5)
         if self.proc.is_alive():
-            self.proc.kill()
+            self._kill()
             self.proc.join()
         self.conn.close()
+
+    def _kill(self) -> None:
+        """SIGKILL the worker and anything it started (its process group)."""
+        try:
+            if os.getpgid(self.proc.pid) == self.proc.pid:
+                os.killpg(self.proc.pid, signal.SIGKILL)
+                return
+        except (AttributeError, OSError):
+            pass
+        self.proc.kill()
 
 
 class _Pool:

@@ -6,6 +6,8 @@ import csv
 import io
 import json
 import sqlite3
+import time
+from pathlib import Path
 
 from test_batch_fakes import consistent_rows, fake_reader, sheet_bytes, simple_reconciler
 
@@ -79,15 +81,32 @@ def test_rerun_skips_by_hash_and_force_redoes(tmp_path):
         assert ledger.counts()["scans"] == 4  # replaced, not duplicated
 
 
+def _running(pid: int) -> bool:
+    """Alive and not a zombie (a container's init may be slow to reap orphans)."""
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline:
+        try:
+            state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+        except OSError:
+            return False
+        if state in ("Z", "X"):
+            return False
+        time.sleep(0.1)
+    return True
+
+
 def test_time_limit_and_crashed_worker_are_failures(tmp_path):
     folder = tmp_path / "in"
     folder.mkdir()
     (folder / "slow.png").write_bytes(b"SLEEP 30")
     (folder / "crash.png").write_bytes(b"CRASH")
     (folder / "ok.png").write_bytes(sheet_bytes(GOOD))
+    pidfile = tmp_path / "helper.pid"
+    (folder / "spawn.png").write_bytes(b"SPAWN " + str(pidfile).encode())
     summary = run([folder], tmp_path / "out", timeout=1.5)
-    assert summary.sheets == 1 and summary.failed == 2
+    assert summary.sheets == 1 and summary.failed == 3
     assert summary.seconds < 15
+    assert not _running(int(pidfile.read_text())), "helper process outlived its killed worker"
     text = "\n".join(summary.failures)
     assert "slow.png: time limit exceeded (1.5 s per sheet)" in text
     assert "crash.png: worker process died" in text

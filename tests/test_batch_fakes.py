@@ -2,7 +2,7 @@
 
 The fake reader understands tiny text "scans": ``SHEET {json}`` becomes one page with
 a SheetReading and a drawn Table; ``SLEEP s`` sleeps; ``CRASH`` kills the worker
-process; anything else is an unreadable file.  It is injected into the runner as a
+process; ``SPAWN pidfile`` starts a long helper process; anything else is an unreadable file.  It is injected into the runner as a
 parameter (no monkeypatching of production code).
 """
 
@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
 import time
 from pathlib import Path
 
@@ -85,6 +86,10 @@ def fake_reader(path: str | None, data: bytes | None = None, name: str | None = 
         time.sleep(float(raw.split()[1]))
     if raw.startswith(b"CRASH"):
         os._exit(9)
+    if raw.startswith(b"SPAWN"):  # a helper process that outlives the time limit (like Tesseract)
+        child = subprocess.Popen(["sleep", "60"])
+        Path(raw.split()[1].decode()).write_text(str(child.pid))
+        child.wait()
     if not raw.startswith(b"SHEET"):
         yield PageOutcome(source=source, page=0, error=f"{source}: not an image or PDF file")
         return
