@@ -244,19 +244,18 @@ def _expand(beam: list[_Node], d: DealInput, checker: DealChecker, last: bool,
         mistakes = tuple(m for m in (a[5], b[5]) if m is not None)
         pad = node.pad
         s_ns, s_ew = a[1], b[1]
-        if pad is not None:
-            if s_ns is None or s_ew is None:
-                pad = None
+        if s_ns is None or s_ew is None:
+            pad = checker.anything()  # a score unknown: the pad could be anywhere now
+        else:
+            after = checker.step(pad, s_ns, s_ew, last)
+            if after:
+                pad = after
             else:
-                after = checker.step(pad, s_ns, s_ew, last)
-                if after:
-                    pad = after
-                else:
-                    cost += COST_SCORE
-                    if cost > limit:
-                        continue
-                    mistakes += (_score_mistake(d.deal, s_ns, s_ew, last, node.pad, checker),)
-                    pad = None
+                cost += COST_SCORE
+                if cost > limit:
+                    continue
+                mistakes += (_score_mistake(d.deal, s_ns, s_ew, last, node.pad, checker),)
+                pad = checker.anything()  # checking goes on from every state
         keys = node.keys + tuple(m.key for m in mistakes) if mistakes else node.keys
         key = (a[4], b[4], pad, keys)
         old = best.get(key)
