@@ -25,12 +25,30 @@ from scoring.recon_check import DealChecker, pair_problem
 COST_CUMULATIVE = 6.5
 COST_SCORE = 7.0
 COST_TOTAL = 6.5
+COST_ODD_SLIP = 4.0  # extra for a wrong number unlike a person's slip (more like a misread)
 OTHER_SPREAD = 4.5  # an unproposed value: residual mass spread over the plausible values
 MIN_P = 1e-4
 BEAM = 16
 WINDOW = 11.0  # hypotheses this much worse than the best are dropped
 MAX_OPTIONS = 4
 SIDE_OPTIONS = 16  # ways to read one side's pair of cells kept per running total
+
+
+def slip_like(written: int, expected: int) -> bool:
+    """Does ``written`` look like a person's slip for ``expected``: one digit wrong, two
+    neighbouring digits swapped, or off by a single digit's worth (10, 200, 1000...) that
+    is not a whole extra leading digit?  A dropped or extra digit is more like a misread."""
+    if written < 0 or expected < 0:
+        return False
+    gap = abs(written - expected)
+    if len(str(gap).rstrip("0")) == 1 and gap < 10 * max(min(written, expected), 10):
+        return True
+    a, b = str(written), str(expected)
+    if len(a) != len(b):
+        return False
+    wrong = [i for i in range(len(a)) if a[i] != b[i]]
+    return len(wrong) == 1 or (len(wrong) == 2 and wrong[1] == wrong[0] + 1
+                               and a[wrong[0]] == b[wrong[1]] and a[wrong[1]] == b[wrong[0]])
 
 
 @dataclass(frozen=True)
@@ -153,9 +171,10 @@ def _side_options(base, s_cell: CellModel, c_cell: CellModel, deal: int, side: s
             elif cv == base + sv:
                 out.append((cost, sv, schoice, cchoice, cv, None))
             elif csrc == "read" and ssrc == "read":
+                prior = COST_CUMULATIVE + (0.0 if slip_like(cv, base + sv) else COST_ODD_SLIP)
                 for shape, new_base in (("slip", cv), ("copy", base + sv)):
                     m = Mistake(deal, "cumulative", side, col, cv, base + sv, base, sv, shape)
-                    out.append((cost + COST_CUMULATIVE, sv, schoice, cchoice, new_base, m))
+                    out.append((cost + prior, sv, schoice, cchoice, new_base, m))
     out.sort(key=lambda t: t[0])
     if not out:
         return out
@@ -313,7 +332,8 @@ def _finish(beam: list[_Node], totals: dict[str, CellModel] | None) -> list[tupl
                     opts.append((o.cost, (o.value, "read" if o.value is not None else "none"), None))
                 else:
                     m = Mistake(0, "total", side, side, o.value, base)
-                    opts.append((o.cost + COST_TOTAL, (o.value, "read"), m))
+                    prior = COST_TOTAL + (0.0 if slip_like(o.value, base) else COST_ODD_SLIP)
+                    opts.append((o.cost + prior, (o.value, "read"), m))
             if base is not None and base not in cell.values:
                 opts.append((cell.other_cost, (base, "inferred"), None))
             c, choice, m = min(opts, key=lambda t: t[0])

@@ -205,7 +205,7 @@ def _rows(rows, empty, hyps, review) -> list[ReconciledRow]:
                                          f"read as {_best_read(cell)}, but the arithmetic gives {value}"))
             else:
                 values[col], conf[col] = value, p
-                if cell.candidates and cell.best is None:
+                if cell.candidates and cell.best is None and p < REVIEW_BELOW:
                     review.append(ReviewItem(row.deal, col, post[:3],
                                              f"hard to read; the arithmetic confirms {value}"))
                 elif p < REVIEW_BELOW:
