@@ -141,8 +141,18 @@ def _is_blank(cell: CellReading | None) -> bool:
 
 
 def _is_empty(row: RowReading) -> bool:
-    """Nothing written in the row at all (numbers and dealer)."""
-    return all(_is_blank(row.cells.get(c)) for c in ("dealer",) + NUMBER_COLUMNS)
+    """Nothing written in the row: both cumulatives blank, no dealer and no score that
+    reads as a number other than 0 (specks on a fax read as "unreadable", not as a deal)."""
+    if not all(_is_blank(row.cells.get(c)) for c in ("cum_ns", "cum_ew")):
+        return False
+    dealer = row.cells.get("dealer")
+    if dealer is not None and not _is_blank(dealer) and dealer.best is not None and dealer.confidence >= 0.5:
+        return False
+    for col in ("ns", "ew"):
+        cell = row.cells.get(col)
+        if cell is not None and not _is_blank(cell) and cell.best not in (None, 0):
+            return False
+    return True
 
 
 def _trim(rows: list[RowReading]) -> list[RowReading]:
