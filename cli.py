@@ -212,8 +212,9 @@ EXIT_WRITE_FAILED = 5  # batch: the output folder could not be written (disk ful
 EXIT_INTERRUPTED = 130  # batch: Ctrl-C; everything finished before it is kept
 
 BATCH_EPILOG = """exit status: 0 every input read (flags are results, not errors); 2 bad usage
-(unknown option, missing input path, unusable output folder); 3 some inputs failed
-(each listed with its reason on stderr, in DIR/report.html and in the ledger);
+(unknown option, missing input path, unusable output folder); 3 some inputs failed,
+in this run or when they were first processed (each listed with its reason on
+stderr or in DIR/report.html, and in the ledger);
 5 DIR could not be written (disk full...); 130 interrupted (finished sheets are
 kept; run again to continue)."""
 
@@ -304,7 +305,7 @@ def run_batch_command(inputs: list[str], out: str, jobs: int = 0, force: bool = 
     print(f"report: {out_dir / REPORT_NAME}")
     if summary.interrupted:
         return EXIT_INTERRUPTED
-    return EXIT_SOME_FAILED if summary.failed else EXIT_OK
+    return EXIT_SOME_FAILED if summary.failed or summary.failed_before else EXIT_OK
 
 
 def cmd_batch(args) -> int:

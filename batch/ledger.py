@@ -189,8 +189,12 @@ class Ledger:
 
     # ----------------------------------------------------------------- scans
     def has_scan(self, sha256: str) -> bool:
-        row = self.db.execute("SELECT 1 FROM scans WHERE sha256 = ?", (sha256,)).fetchone()
-        return row is not None
+        return self.scan_status(sha256) is not None
+
+    def scan_status(self, sha256: str) -> str | None:
+        """"done", "failed", or None when this content was never processed."""
+        row = self.db.execute("SELECT status FROM scans WHERE sha256 = ?", (sha256,)).fetchone()
+        return row[0] if row else None
 
     def record_scan(self, scan: ScanRecord, rules: dict | None = None) -> None:
         """Replace any earlier record of the same content (or, unhashed, the same source)."""

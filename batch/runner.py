@@ -60,6 +60,7 @@ class BatchSummary:
     review: int = 0
     failed: int = 0  # scans or pages that could not be read
     already: int = 0  # skipped: already in the ledger
+    failed_before: int = 0  # of those, how many failed when they were processed
     duplicates: int = 0  # skipped: same content twice in this run
     skipped: int = 0  # attachments that were not scans (logos...)
     seconds: float = 0.0
@@ -74,6 +75,8 @@ class BatchSummary:
                  f"{self.failed} failed"]
         if self.already:
             parts.append(f"{self.already} already done (--force to redo)")
+        if self.failed_before:
+            parts.append(f"{self.failed_before} of them failed before (listed in the report)")
         if self.duplicates:
             parts.append(f"{self.duplicates} duplicates")
         if self.skipped:
@@ -148,8 +151,9 @@ def _plan(items: Iterable[Item], ledger: Ledger, force: bool, summary: BatchSumm
             todo.append(item)
         elif item.sha256 in seen:
             summary.duplicates += 1
-        elif not force and ledger.has_scan(item.sha256):
+        elif not force and (status := ledger.scan_status(item.sha256)) is not None:
             summary.already += 1
+            summary.failed_before += status == "failed"
         else:
             seen.add(item.sha256)
             todo.append(item)

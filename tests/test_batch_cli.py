@@ -54,9 +54,9 @@ def test_failed_inputs_exit_3_and_are_listed(tmp_path, capsys):
     assert lines[0].startswith("source,page,date,sender") and len(lines) == 3
     assert cli.main(["export", str(out), "--output", str(tmp_path / "x.csv")]) == 0
     assert (tmp_path / "x.csv").read_text().splitlines() == lines
-    # rerun: nothing new to do, the failures are still failures in the ledger
-    assert cli.main(["batch", str(bad), "--out", str(out), "--quiet"]) == 0
-    assert "2 already done" in capsys.readouterr().err
+    # rerun: nothing new to do, but the failures do not hide behind "already done"
+    assert cli.main(["batch", str(bad), "--out", str(out), "--quiet"]) == 3
+    assert "2 already done (--force to redo), 2 of them failed before" in capsys.readouterr().err
 
 
 def test_audit_and_export_need_a_batch_folder(tmp_path, capsys):
