@@ -98,23 +98,33 @@ def collect_inputs(paths: Iterable[str | Path], exclude: Iterable[str | Path] = 
 
     Folders under any ``exclude`` path (e.g. the batch's own output folder) are not entered.
     """
-    excluded = [Path(p).resolve() for p in exclude]
     for raw in paths:
         path = Path(raw)
+        excluded = [Path(p).resolve() for p in exclude] + [path.resolve()]
         if path.is_dir():
-            for child in sorted(_walk(path, excluded)):
+            problems: list[InputProblem] = []
+            for child in sorted(_walk(path, excluded, problems)):
                 yield from _from_file(child, explicit=False)
+            yield from problems
         else:
             yield from _from_file(path, explicit=True)
 
 
-def _walk(folder: Path, excluded: list[Path]) -> Iterator[Path]:
-    for child in folder.iterdir():
+def _walk(folder: Path, excluded: list[Path], problems: list[InputProblem]) -> Iterator[Path]:
+    """Files under ``folder``; folders that cannot be listed are added to ``problems``."""
+    try:
+        children = list(folder.iterdir())
+    except OSError as exc:
+        problems.append(InputProblem(str(folder), f"cannot list folder: {exc.strerror or exc}"))
+        return
+    for child in children:
         if child.name.startswith("."):
             continue
         if child.is_dir():
-            if child.resolve() not in excluded:
-                yield from _walk(child, excluded)
+            real = child.resolve()
+            if real not in excluded:
+                excluded.append(real)  # also stops symlink loops: every folder is entered once
+                yield from _walk(child, excluded, problems)
         elif child.is_file():
             yield child
 

@@ -134,6 +134,7 @@ def test_folders_recurse_and_skip_hidden_other_files_and_the_output_folder(tmp_p
     (tmp_path / "in" / ".DS_Store").write_bytes(b"junk")
     (tmp_path / "in" / "out" / "sheets").mkdir(parents=True)
     (tmp_path / "in" / "out" / "sheets" / "old.jpg").write_bytes(scan_png(seed=7))
+    (tmp_path / "in" / "week1" / "loop").symlink_to(tmp_path / "in", target_is_directory=True)
     items = list(collect_inputs([tmp_path / "in"], exclude=[tmp_path / "in" / "out"]))
     assert [i.name for i in items] == ["b.PDF", "a.png"]
     assert all(isinstance(i, ScanInput) and i.path for i in items)
