@@ -1,4 +1,4 @@
-"""Batch inputs: files, folders, saved e-mails (.eml) and mbox files -> scans to read.
+"""Batch inputs: files, folders, saved e-mails (.eml, Maildir) and mbox files -> scans to read.
 
 Each scan becomes a :class:`ScanInput` carrying its content hash and, for e-mail
 attachments, the sender, subject and date of the message.  Attachments that cannot
@@ -69,6 +69,9 @@ class InputProblem:
 
 
 Item = ScanInput | Skipped | InputProblem
+# The first line of a saved message without a file suffix (e.g. in a Maildir folder).
+_HEADER_LINE = re.compile(rb"(Return-Path|Received|Delivered-To|From|Date|Message-ID|MIME-Version|"
+                          rb"X-[A-Za-z0-9-]+):[^\r\n]*\r?\n", re.IGNORECASE)
 
 
 def safe_name(name: str | None, default: str = "attachment") -> str:
@@ -161,13 +164,16 @@ def _kind(path: Path, suffix: str) -> str | None:
         return "eml"
     if suffix in MBOX_SUFFIXES:
         return "mbox"
-    if suffix == "" and path.is_file():
+    if path.is_file() and (suffix == "" or path.parent.name in ("cur", "new")):  # mbox, Maildir
         try:
             with path.open("rb") as fh:
-                if fh.read(5) == b"From ":
-                    return "mbox"
+                head = fh.read(200)
         except OSError:
             return None
+        if head.startswith(b"From "):
+            return "mbox"
+        if _HEADER_LINE.match(head):
+            return "eml"
     return None
 
 

@@ -174,3 +174,12 @@ def test_batch_over_traversal_names_writes_only_inside_dir(tmp_path):
     assert summary.sheets == 2
     new = [p for p in tmp_path.rglob("*") if p not in before]
     assert new and all(p.is_relative_to(work / "out") for p in new)
+
+
+def test_maildir_folder(tmp_path):
+    box = mailbox.Maildir(tmp_path / "Mail", create=True)
+    box.add(message("d@x.org", "week 3", [("w3.png", "image/png", scan_png(seed=8))]).as_bytes())
+    box.add(message("e@x.org", "hello", []).as_bytes())
+    box.close()
+    scans = [i for i in collect_inputs([tmp_path / "Mail"]) if isinstance(i, ScanInput)]
+    assert [(s.sender, s.subject, s.name) for s in scans] == [("d@x.org", "week 3", "w3.png")]
