@@ -284,7 +284,7 @@ def run_batch_command(inputs: list[str], out: str, jobs: int = 0, force: bool = 
     options = BatchOptions(out_dir=out_dir, jobs=jobs, timeout=timeout, force=force,
                            unfinished=unfinished, partscore=partscore, progress=progress)
     try:
-        summary = run_batch(collect_inputs(inputs, exclude=[out_dir]), options)
+        summary = run_batch(collect_inputs(inputs, exclude=[out_dir, out_dir / "sheets"]), options)
     except LedgerError as exc:
         print(f"rubberscan batch: {exc}", file=sys.stderr)
         return EXIT_USAGE
