@@ -59,7 +59,7 @@ def _cpu() -> float:
 def evaluate(path: Path, truth: dict) -> dict:
     """Run the stage on one sheet; compare with its truth."""
     res = {"kind": truth.get("scan", "?"), "layout": truth.get("layout", "?"), "found": False,
-           "right": False, "skew": None, "wall": None, "cpu": None, "error": None}
+           "right": False, "fields": False, "skew": None, "wall": None, "cpu": None, "error": None}
     try:
         pages = load_pages(path)
     except InputError as exc:
@@ -86,6 +86,11 @@ def evaluate(path: Path, truth: dict) -> dict:
     missing = [k for k in want if k not in got]
     res["right"] = not wrong and not missing
     res["wrong"], res["missing"] = wrong[:5], missing[:5]
+    fields = {c["key"]: np.array(c["quad"], np.float32) * np.float32([sx, sy])
+              for c in truth["cells"] if not c["row"]}
+    found = {c.key: c for c in table.cells if not c.row}
+    res["fields"] = all(k in found and cv2.pointPolygonTest(
+        found[k].quad, tuple(float(v) for v in q.mean(axis=0)), False) >= 0 for k, q in fields.items())
     inv = np.linalg.inv(straight.to_original)
     angles = []
     for q in want.values():
@@ -104,8 +109,8 @@ def report(results: list[dict]) -> str:
     for r in results:
         kinds[r["kind"]].append(r)
     kinds["**all**"] = results
-    lines = ["| scan kind | sheets | table found | rows+columns all right | skew median / max (deg) "
-             "| s/sheet wall median (CPU) |", "|---|---|---|---|---|---|"]
+    lines = ["| scan kind | sheets | table found | rows+columns all right | text fields right "
+             "| skew median / max (deg) | s/sheet wall median (CPU) |", "|---|---|---|---|---|---|---|"]
     for kind, rs in sorted(kinds.items(), key=lambda kv: (kv[0] == "**all**", kv[0])):
         skews = [r["skew"] for r in rs if r["skew"] is not None]
         walls = [r["wall"] for r in rs if r["wall"] is not None]
@@ -113,7 +118,8 @@ def report(results: list[dict]) -> str:
         sk = f"{statistics.median(skews):.3f} / {max(skews):.3f}" if skews else "-"
         tm = f"{statistics.median(walls):.3f} ({statistics.median(cpus):.3f})" if walls else "-"
         lines.append(f"| {kind} | {len(rs)} | {pct(sum(r['found'] for r in rs), len(rs))} "
-                     f"| {pct(sum(r['right'] for r in rs), len(rs))} | {sk} | {tm} |")
+                     f"| {pct(sum(r['right'] for r in rs), len(rs))} "
+                     f"| {pct(sum(r['fields'] for r in rs), len(rs))} | {sk} | {tm} |")
     return "\n".join(lines)
 
 

@@ -81,29 +81,13 @@ def _find_table(straight: StraightPage, src: str) -> Table:
     if img is None or img.ndim < 2 or min(img.shape[:2]) < 100:
         raise InputError(f"{src}: page image too small")
     grey = paper_grey(img)
-    ink = ink_mask(grey, RULING_INK)
-    h, w = ink.shape
-    half = cv2.resize(ink, (w // ANALYSIS, h // ANALYSIS), interpolation=cv2.INTER_AREA)
-    half = np.where(half >= 60, 255, 0).astype(np.uint8)
-    best = None
-    for gap_mm in BREAKS_MM:  # rulings broken into dashes (fax) need the wider gap
-        rulings = find_rulings(half, gap_mm)
-        blobs = cell_blobs(rulings)
-        rows = deal_rows(blobs, rulings.px_mm * ANALYSIS)
-        if best is None or len(rows) > len(best[2]):
-            best = (rulings, blobs, rows)
-        if len(rows) >= DEALS:
-            break
-    rulings, blobs, rows = best
+    h, w = grey.shape
+    rulings, blobs, rows = _locate_rows(grey)
     px_mm = rulings.px_mm * ANALYSIS
     if len(rows) < DEALS // 2:
         raise InputError(f"{src}: {NOT_FOUND} (no ruled table of deal rows)")
     rows = fill_gaps(rows)
-    total = total_row(blobs, rows)
-    header = header_box(blobs, rows)
-    last = total or rows[-1]
-    x0, x1 = rows[0][0].x0, rows[0][-1].x1
-    y0, y1 = (header[1] if header is not None else rows[0][0].y0), last[-1].y1
+    total, header, (x0, y0, x1, y1) = _extent(blobs, rows)
 
     # rulings removed once over the whole table, cells cut from that
     pitch = float(np.median([r[0].h for r in rows]))
@@ -128,10 +112,7 @@ def _find_table(straight: StraightPage, src: str) -> Table:
     if None in labels:  # rows without a deal number (e.g. a header split by its own text)
         named = [(r, lab) for r, lab in zip(rows, labels, strict=True) if lab is not None]
         rows, labels = [r for r, _ in named], [lab for _, lab in named]
-        total = total_row(blobs, rows)
-        header = header_box(blobs, rows)
-        last = total or rows[-1]
-        y0, y1 = (header[1] if header is not None else rows[0][0].y0), last[-1].y1
+        total, header, (x0, y0, x1, y1) = _extent(blobs, rows)
 
     cells: list[CellImage] = []
     to_orig = straight.to_original
@@ -147,6 +128,33 @@ def _find_table(straight: StraightPage, src: str) -> Table:
     layout = "summary+scoring" if _has_table_beside(blobs, x1, y0, y1) else "summary"
     return Table(straight=straight, cells=cells, layout=layout, has_total_row=total is not None,
                  table_quad=table_quad)
+
+
+def _locate_rows(grey: np.ndarray) -> tuple[Rulings, list[Blob], list[Row]]:
+    """Rulings, cell blobs and deal rows of the sheet (the rows may be fewer than 30)."""
+    h, w = grey.shape
+    ink = ink_mask(grey, RULING_INK)
+    half = cv2.resize(ink, (w // ANALYSIS, h // ANALYSIS), interpolation=cv2.INTER_AREA)
+    half = cv2.threshold(half, 59, 255, cv2.THRESH_BINARY)[1]  # any ink in the 2x2 block
+    best = None
+    for gap_mm in BREAKS_MM:  # rulings broken into dashes (fax) need the wider gap
+        rulings = find_rulings(half, gap_mm)
+        blobs = cell_blobs(rulings)
+        rows = deal_rows(blobs, rulings.px_mm * ANALYSIS)
+        if best is None or len(rows) > len(best[2]):
+            best = (rulings, blobs, rows)
+        if len(rows) >= DEALS:
+            break
+    return best
+
+
+def _extent(blobs: list[Blob], rows: list[Row]):
+    """The Total row (or None), the header box (or None) and the table's (x0, y0, x1, y1)."""
+    total = total_row(blobs, rows)
+    header = header_box(blobs, rows)
+    last = total or rows[-1]
+    y0 = header[1] if header is not None else rows[0][0].y0
+    return total, header, (rows[0][0].x0, y0, rows[0][-1].x1, last[-1].y1)
 
 
 def _full_res(mask: np.ndarray, size: tuple[int, int]) -> np.ndarray:
