@@ -36,12 +36,12 @@ SIDE_OPTIONS = 16  # ways to read one side's pair of cells kept per running tota
 
 def slip_like(written: int, expected: int) -> bool:
     """Does ``written`` look like a person's slip for ``expected``: one digit wrong, two
-    neighbouring digits swapped, or off by a single digit's worth (10, 200, 1000...) that
-    is not a whole extra leading digit?  A dropped or extra digit is more like a misread."""
+    neighbouring digits swapped, or off by a single digit's worth up to 2000 (10, 200,
+    1000...)?  A number off by 70000 (an extra leading digit) is more like a misread."""
     if written < 0 or expected < 0:
         return False
     gap = abs(written - expected)
-    if len(str(gap).rstrip("0")) == 1 and gap < 10 * max(min(written, expected), 10):
+    if len(str(gap).rstrip("0")) == 1 and gap <= 2000:
         return True
     a, b = str(written), str(expected)
     if len(a) != len(b):

@@ -107,9 +107,12 @@ def cell_model(cell: CellReading | None) -> CellModel:
         return CellModel([Option(None, 0.0)], other_cost=0.0, present=False)
     merged: dict[object, float] = defaultdict(float)
     for value, p in cell.candidates:
-        merged[_as_int(value)] += max(float(p), 0.0)
+        v = _as_int(value)
+        if v is not None and (v < 0 or v % 10):
+            continue  # every score, so every cumulative, is a multiple of 10: a misread of something
+        merged[v] += max(float(p), 0.0)
     if not merged:
-        merged[0 if cell.blank else None] = 1.0
+        merged[0 if cell.blank and not cell.candidates else None] = 1.0
     total = sum(merged.values())
     if total > 1.0:
         merged = {v: p / total for v, p in merged.items()}
@@ -150,8 +153,10 @@ def _is_empty(row: RowReading) -> bool:
         return False
     for col in ("ns", "ew"):
         cell = row.cells.get(col)
-        if cell is not None and not _is_blank(cell) and cell.best not in (None, 0):
-            return False
+        if cell is not None and not _is_blank(cell):
+            best = _as_int(cell.best)
+            if best is not None and best > 0 and best % 10 == 0:
+                return False
     return True
 
 
