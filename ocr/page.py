@@ -56,6 +56,12 @@ def _straighten(page: Page) -> StraightPage:
     angle, angle_v = dominant_angle(ink)
     h_rot, sheet_w, sheet_h = _deskew(angle, angle_v, sheet_w, sheet_h)
     level = cv2.warpPerspective(ink, h_rot, (sheet_w, sheet_h), flags=cv2.INTER_NEAREST)
+    # perspective the paper outline missed (or all of it, when no outline was seen)
+    fix = ruling_homography(level)
+    if fix is not None:
+        h_fix, sheet_w, sheet_h = fix
+        h_rot = h_fix @ h_rot
+        level = cv2.warpPerspective(ink, h_rot, (sheet_w, sheet_h), flags=cv2.INTER_NEAREST)
 
     # 3. quarter turns: rulings run mostly horizontally, and the title block is on top
     turns = quarter_turns(level)
@@ -92,27 +98,36 @@ def _shrink(img: np.ndarray, long_side: int) -> np.ndarray:
 # --------------------------------------------------------------------------- paper
 def find_paper(grey: np.ndarray) -> np.ndarray | None:
     """The sheet's corners (tl, tr, br, bl) in ``grey`` when it lies on a darker
-    background, else None (a scan: the sheet fills the image)."""
+    background, else None (a scan: the sheet fills the image).
+
+    Two outlines are tried, the bright region and the outermost edges (a shadow across
+    the paper can cut the bright region short); the larger plausible one wins."""
     h, w = grey.shape
     s = PAPER_LONG / max(h, w)
     g = cv2.resize(grey, (round(w * s), round(h * s)), interpolation=cv2.INTER_AREA)
     g = cv2.GaussianBlur(g, (5, 5), 0)
-    thr, bright = cv2.threshold(g, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
-    inside, outside = g[bright > 0], g[bright == 0]
-    if outside.size < 0.03 * g.size or inside.size < 0.2 * g.size:
-        return None
-    if float(inside.mean()) - float(outside.mean()) < 40:  # no clear paper/background contrast
-        return None
     k = max(3, round(min(g.shape) * 0.02)) | 1
-    bright = cv2.morphologyEx(bright, cv2.MORPH_CLOSE, np.ones((k, k), np.uint8))
-    contours, _ = cv2.findContours(bright, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    _, bright = cv2.threshold(g, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
+    edges = cv2.dilate(cv2.Canny(g, 30, 90), np.ones((3, 3), np.uint8))
+    quads = [_outline(cv2.morphologyEx(bright, cv2.MORPH_CLOSE, np.ones((k, k), np.uint8))),
+             _outline(edges)]
+    quads = [q for q in quads if q is not None and _darker_outside(g, q)]
+    if not quads:
+        return None
+    corners = max(quads, key=lambda q: cv2.contourArea(q.astype(np.float32)))
+    return _refine_corners(grey, _order_corners(corners / s))
+
+
+def _outline(mask: np.ndarray) -> np.ndarray | None:
+    """The four corners of the largest region of ``mask``, if it is a plausible sheet."""
+    contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
     if not contours:
         return None
     c = max(contours, key=cv2.contourArea)
-    area = cv2.contourArea(c)
-    if area < 0.2 * g.size or area > 0.97 * g.size:
-        return None
     hull = cv2.convexHull(c)
+    area = cv2.contourArea(hull)
+    if area < 0.2 * mask.size or area > 0.97 * mask.size:
+        return None
     peri = cv2.arcLength(hull, True)
     for eps in (0.01, 0.02, 0.03, 0.05):
         poly = cv2.approxPolyDP(hull, eps * peri, True)
@@ -122,8 +137,32 @@ def find_paper(grey: np.ndarray) -> np.ndarray | None:
         return None
     if cv2.contourArea(poly) < 0.85 * area:
         return None
-    pts = _order_corners(poly.reshape(4, 2).astype(np.float64) / s)
-    return _refine_corners(grey, pts)
+    corners = poly.reshape(4, 2).astype(np.float64)
+    if _side_on_border(corners, mask.shape):  # the sheet runs out of the picture
+        return None
+    return corners
+
+
+def _darker_outside(g: np.ndarray, corners: np.ndarray) -> bool:
+    """Whether the image outside the quad is clearly darker than inside (a background)."""
+    inside = np.zeros(g.shape, np.uint8)
+    cv2.fillConvexPoly(inside, _order_corners(corners).astype(np.int32), 255)
+    out = g[inside == 0]
+    if out.size < 0.03 * g.size:
+        return False
+    return float(np.median(g[inside > 0])) - float(np.median(out)) >= 40
+
+
+def _side_on_border(corners: np.ndarray, shape: tuple[int, int]) -> bool:
+    """Whether two corners lie on the same image edge (so that side is the picture's
+    edge, not the paper's)."""
+    h, w = shape
+    tol = 0.02 * max(h, w)
+    for axis, size in ((0, w), (1, h)):
+        for edge in (0.0, size - 1.0):
+            if np.count_nonzero(np.abs(corners[:, axis] - edge) <= tol) >= 2:
+                return True
+    return False
 
 
 def _order_corners(pts: np.ndarray) -> np.ndarray:
@@ -259,6 +298,66 @@ def _deskew(a_h: float, a_v: float, w: int, h: int) -> tuple[np.ndarray, int, in
     x1, y1 = corners[:, :2].max(axis=0)
     m[:2, 2] -= (x0, y0)
     return m, max(2, round(x1 - x0)), max(2, round(y1 - y0))
+
+
+def ruling_homography(ink: np.ndarray) -> tuple[np.ndarray, int, int] | None:
+    """A homography making the outermost long rulings of a nearly level sheet exactly
+    horizontal and vertical (removing perspective), with its canvas size; None when
+    they are already straight or too few are found."""
+    h, w = ink.shape
+    k = max(20, round(min(h, w) / 6))
+    rect = cv2.getStructuringElement
+    hz = cv2.morphologyEx(cv2.dilate(ink, rect(cv2.MORPH_RECT, (1, 5))), cv2.MORPH_OPEN,
+                          rect(cv2.MORPH_RECT, (k, 1)))
+    vt = cv2.morphologyEx(cv2.dilate(ink, rect(cv2.MORPH_RECT, (5, 1))), cv2.MORPH_OPEN,
+                          rect(cv2.MORPH_RECT, (1, k)))
+    rows = _fit_lines(hz, 0.3 * w, max(8, h // 60), horizontal=True)
+    cols = _fit_lines(vt, 0.3 * h, max(8, w // 60), horizontal=False)
+    if len(rows) < 2 or len(cols) < 2:
+        return None
+    top, bottom = min(rows, key=lambda ln: ln[0][1]), max(rows, key=lambda ln: ln[0][1])
+    left, right = min(cols, key=lambda ln: ln[0][0]), max(cols, key=lambda ln: ln[0][0])
+    if bottom[0][1] - top[0][1] < 0.3 * h or right[0][0] - left[0][0] < 0.3 * w:
+        return None
+    src = np.array([_cross(top, left), _cross(top, right), _cross(bottom, right),
+                    _cross(bottom, left)], np.float64)
+    xl, xr = (src[0, 0] + src[3, 0]) / 2, (src[1, 0] + src[2, 0]) / 2
+    yt, yb = (src[0, 1] + src[1, 1]) / 2, (src[2, 1] + src[3, 1]) / 2
+    dst = np.array([[xl, yt], [xr, yt], [xr, yb], [xl, yb]], np.float64)
+    if np.abs(src - dst).max() < 0.75:
+        return None
+    m = cv2.getPerspectiveTransform(src.astype(np.float32), dst.astype(np.float32))
+    corners = cv2.perspectiveTransform(
+        np.array([[[0, 0], [w, 0], [w, h], [0, h]]], np.float64), m)[0]
+    x0, y0 = corners.min(axis=0)
+    x1, y1 = corners.max(axis=0)
+    if x1 - x0 > 1.5 * w or y1 - y0 > 1.5 * h:  # implausibly strong: leave it
+        return None
+    m = np.array([[1, 0, -x0], [0, 1, -y0], [0, 0, 1]]) @ m
+    return m, max(2, round(x1 - x0)), max(2, round(y1 - y0))
+
+
+def _fit_lines(mask: np.ndarray, min_len: float, max_thick: int, horizontal: bool):
+    """(point, direction) of each long thin straight component of ``mask``."""
+    n, labels, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
+    out = []
+    for i in range(1, n):
+        x, y, bw, bh, _ = stats[i]
+        length, thick = (bw, bh) if horizontal else (bh, bw)
+        if length < min_len or thick > max_thick + length * 0.05:
+            continue
+        ys, xs = np.nonzero(labels[y:y + bh, x:x + bw] == i)
+        pts = np.column_stack([xs + x, ys + y]).astype(np.float32)[::3]
+        vx, vy, px, py = cv2.fitLine(pts, cv2.DIST_HUBER, 0, 0.01, 0.01).ravel()
+        out.append((np.array([px, py], np.float64), np.array([vx, vy], np.float64)))
+    return out
+
+
+def _cross(a, b) -> np.ndarray:
+    """Intersection of two (point, direction) lines."""
+    (p1, d1), (p2, d2) = a, b
+    t = np.linalg.solve(np.array([d1, -d2]).T, p2 - p1)
+    return p1 + t[0] * d1
 
 
 # --------------------------------------------------------------------------- quarter turns

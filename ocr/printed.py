@@ -25,6 +25,7 @@ DIGIT_FIX = str.maketrans({"O": "0", "o": "0", "D": "0", "l": "1", "I": "1", "i"
 class PrintedText:
     header_words: list[tuple[str, float]]  # (word, x centre in the header crop's pixels)
     labels: list[str | None]  # per deal-number crop: its digits, or None when unread
+    raw: list[str]  # per crop: the text as read ("" when nothing)
 
 
 def read_printed(header: np.ndarray | None, labels: list[np.ndarray]) -> PrintedText:
@@ -32,7 +33,7 @@ def read_printed(header: np.ndarray | None, labels: list[np.ndarray]) -> Printed
     tight = [_tight(c) for c in labels]
     heights = [t.shape[0] for t in tight if t is not None]
     if not heights:
-        return PrintedText([], [None] * len(labels))
+        return PrintedText([], [None] * len(labels), [""] * len(labels))
     f = min(3.0, max(1.0, TARGET_H / float(np.median(heights))))
     comp, slots, head_rect = _compose(header, tight, f)
     words = _ocr_words(comp)
@@ -46,11 +47,9 @@ def read_printed(header: np.ndarray | None, labels: list[np.ndarray]) -> Printed
             if sx0 <= x < sx1 and sy0 <= y < sy1:
                 texts[i].append((x, text))
                 break
-    out: list[str | None] = []
-    for parts in texts:
-        s = "".join(t for _, t in sorted(parts)).translate(DIGIT_FIX)
-        out.append(s if s.isdigit() else None)
-    return PrintedText(head, out)
+    raw = ["".join(t for _, t in sorted(parts)) for parts in texts]
+    digits = [s.translate(DIGIT_FIX) for s in raw]
+    return PrintedText(head, [d if d.isdigit() else None for d in digits], raw)
 
 
 def _tight(crop: np.ndarray) -> np.ndarray | None:

@@ -109,10 +109,13 @@ def _find_table(straight: StraightPage, src: str) -> Table:
     if labels is None:
         raise InputError(f"{src}: {NOT_FOUND} (the printed deal numbers 1-{DEALS} were not read)")
     order = column_order(printed.header_words, header)
+    total = None
     if None in labels:  # rows without a deal number (e.g. a header split by its own text)
+        total = _total_from_rows(rows, labels, printed.raw)
         named = [(r, lab) for r, lab in zip(rows, labels, strict=True) if lab is not None]
         rows, labels = [r for r, _ in named], [lab for _, lab in named]
-        total, header, (x0, y0, x1, y1) = _extent(blobs, rows)
+    rows, labels = extend_rows(rows, labels, _frame_span(rulings, rows))
+    total, header, (x0, y0, x1, y1) = _extent(blobs, rows, total)
 
     cells: list[CellImage] = []
     to_orig = straight.to_original
@@ -148,9 +151,10 @@ def _locate_rows(grey: np.ndarray) -> tuple[Rulings, list[Blob], list[Row]]:
     return best
 
 
-def _extent(blobs: list[Blob], rows: list[Row]):
-    """The Total row (or None), the header box (or None) and the table's (x0, y0, x1, y1)."""
-    total = total_row(blobs, rows)
+def _extent(blobs: list[Blob], rows: list[Row], total: Row | None = None):
+    """The Total row (``total``, else as found, else None), the header box (or None) and
+    the table's (x0, y0, x1, y1)."""
+    total = total or total_row(blobs, rows)
     header = header_box(blobs, rows)
     last = total or rows[-1]
     y0 = header[1] if header is not None else rows[0][0].y0
@@ -291,6 +295,41 @@ def fill_gaps(rows: list[Row]) -> list[Row]:
     return out
 
 
+def _frame_span(rulings: Rulings, rows: list[Row]) -> tuple[int, int]:
+    """Top and bottom (straight-image y) of the table's left frame ruling."""
+    k = ANALYSIS
+    x = rows[0][0].x0 // k
+    strip = rulings.vert[:, max(0, x - round(2 * rulings.px_mm)):x + 1]
+    ys = np.flatnonzero(strip.any(axis=1))
+    if ys.size == 0:
+        return rows[0][0].y0, rows[-1][0].y1
+    return int(ys[0]) * k, int(ys[-1] + 1) * k
+
+
+def extend_rows(rows: list[Row], labels: list[str], span: tuple[int, int]):
+    """Add deal rows missed above the first or below the last found one (their rulings
+    lost), one pitch apart, as long as they fit inside the table's frame (``span``),
+    leaving room for the header above."""
+    cys = [np.median([b.cy for b in r]) for r in rows]
+    step = float(np.median(np.diff(cys))) if len(rows) > 1 else float(rows[0][0].h)
+    first, last = int(labels[0]), int(labels[-1])
+    above: list[Row] = []
+    for k in range(1, first):
+        r = [Blob(b.x0, round(b.y0 - k * step), b.x1, round(b.y1 - k * step)) for b in rows[0]]
+        if r[0].y0 < span[0] + 1.2 * step:
+            break
+        above.insert(0, r)
+    below: list[Row] = []
+    for k in range(1, DEALS - last + 1):
+        r = [Blob(b.x0, round(b.y0 + k * step), b.x1, round(b.y1 + k * step)) for b in rows[-1]]
+        if r[0].y1 > span[1] + 0.3 * step:
+            break
+        below.append(r)
+    names = ([str(first - len(above) + i) for i in range(len(above))] + labels
+             + [str(last + 1 + i) for i in range(len(below))])
+    return above + rows + below, names
+
+
 def _lerp(a: Blob, b: Blob, t: float) -> Blob:
     pa, pb = (a.x0, a.y0, a.x1, a.y1), (b.x0, b.y0, b.x1, b.y1)
     return Blob(*(round(p + t * (q - p)) for p, q in zip(pa, pb, strict=True)))
@@ -321,6 +360,16 @@ def total_row(blobs: list[Blob], rows: list[Row]) -> Row | None:
             return None
         out.append(c)
     return out
+
+
+def _total_from_rows(rows: list[Row], labels: list[str | None], raw: list[str]) -> Row | None:
+    """A six-cell row right after deal 30 whose label is not a deal number (a stroke of
+    the printed "Total" split its label cell): the Total row, first two cells merged."""
+    for i in range(1, len(rows)):
+        if labels[i - 1] == str(DEALS) and labels[i] is None and raw[i] != str(DEALS + 1):
+            a, b = rows[i][0], rows[i][1]
+            return [Blob(a.x0, min(a.y0, b.y0), b.x1, max(a.y1, b.y1))] + rows[i][2:]
+    return None
 
 
 def header_box(blobs: list[Blob], rows: list[Row]) -> tuple[int, int, int, int] | None:
