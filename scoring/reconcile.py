@@ -106,17 +106,19 @@ def cell_model(cell: CellReading | None) -> CellModel:
     if cell is None:
         return CellModel([Option(None, 0.0)], other_cost=0.0, present=False)
     merged: dict[object, float] = defaultdict(float)
+    listed = 0.0
     for value, p in cell.candidates:
-        v = _as_int(value)
+        v, p = _as_int(value), max(float(p), 0.0)
+        listed += p
         if v is not None and (v < 0 or v % 10):
-            continue  # every score, so every cumulative, is a multiple of 10: a misread of something
-        merged[v] += max(float(p), 0.0)
+            continue  # every score, so every cumulative, is a multiple of 10: not a real reading
+        merged[v] += p
     if not merged:
         merged[0 if cell.blank and not cell.candidates else None] = 1.0
-    total = sum(merged.values())
-    if total > 1.0:
-        merged = {v: p / total for v, p in merged.items()}
-        total = 1.0
+    # the impossible readings' share goes to the possible ones: the reader's residual stands
+    total = min(listed, 1.0) if listed > 0 else 1.0
+    kept = sum(merged.values())
+    merged = {v: p * total / kept for v, p in merged.items()}
     ranked = sorted(merged.items(), key=lambda vp: -vp[1])[:MAX_OPTIONS]
     options = [Option(v, -math.log(max(p, MIN_P)) + (UNREAD_COST if v is None and len(ranked) > 1 else 0.0))
                for v, p in ranked if p >= MIN_P]
