@@ -89,7 +89,7 @@ def run(sheets: int, mistake_rate: float, seed: int, source: str = "simulate") -
         reviews += len(result.review)
         if i < EXPLAIN_SHEETS:
             c0 = time.process_time()
-            explain_sheet(result, None)
+            explain_sheet(result)
             explain_times.append(time.process_time() - c0)
         if not written.planted:
             clean += 1

@@ -8,42 +8,57 @@ the most ordinary to the most exotic.  Uses the scoring core's inverse.
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 from scoring import inverse
-from scoring.recon_core import rules_set
+from scoring.recon_core import EVERY_STATE, rules_set
 
 SUIT = {"C": "♣", "D": "♦", "H": "♥", "S": "♠", "NT": "NT"}
 SIDE = {"ns": "N/S", "ew": "E/W"}
 MAX_LINES = 3
 
 
-def explain_sheet(sheet, pads: list | None = None, rules=None) -> dict[int, list[dict]]:
+@lru_cache(maxsize=100_000)
+def _explain(ns: int, ew: int, state, last: bool, rules) -> tuple:
+    """The scoring core's explanations, memoised (sheets share most (score, state) pairs)."""
+    return tuple(inverse.explain(ns, ew, state, last, rules))
+
+
+def explain_sheet(sheet, rules=None) -> dict[int, list[dict]]:
     """deal -> up to MAX_LINES grouped explanations of its written score.
 
-    ``pads``: per row, the set of pad states before it from the decoder (None when
-    unknown); used only when the whole score sequence has no explanation.
+    Forward: the pad states each deal can start from; backward: only the results that
+    lead to a state the next deal can start from (as scoring.inverse.explain_sequence).
+    A deal no history explains, or an unknown score, lets every state through.
     """
     rules = rules_set(rules)
-    rows = [r for r in sheet.rows if r.values.get("ns") is not None and r.values.get("ew") is not None]
-    if len(rows) != len(sheet.rows) or not rows:
-        return _per_deal(sheet, pads, rules)
-    totals = [(r.values["ns"], r.values["ew"]) for r in rows]
-    per_deal = inverse.explain_sequence(totals, rules)
-    if per_deal is None:
-        return _per_deal(sheet, pads, rules)
-    return {r.deal: summarise(r.values["ns"], r.values["ew"], exps) for r, exps in zip(rows, per_deal, strict=True)}
-
-
-def _per_deal(sheet, pads, rules) -> dict[int, list[dict]]:
+    rows = sheet.rows
+    last = max((i for i, r in enumerate(rows) if _pair(r) is not None), default=-1)
+    befores: list[frozenset] = []
+    states = inverse.initial_states(rules)
+    for i, row in enumerate(rows):
+        befores.append(states)
+        pair = _pair(row)
+        after = inverse.step(states, *pair, i == last, rules) if pair is not None else frozenset()
+        states = after or EVERY_STATE
     out: dict[int, list[dict]] = {}
-    last = len(sheet.rows) - 1
-    for i, row in enumerate(sheet.rows):
-        ns, ew = row.values.get("ns"), row.values.get("ew")
-        states = pads[i] if pads and i < len(pads) else None
-        if ns is None or ew is None or not states:
+    wanted: frozenset | None = None
+    for i in range(len(rows) - 1, -1, -1):
+        pair = _pair(rows[i])
+        if pair is None:
+            wanted = None
             continue
-        exps = [e for s in states for e in inverse.explain(ns, ew, s, i == last, rules)]
-        out[row.deal] = summarise(ns, ew, exps)
+        exps = [e for before in befores[i] for e in _explain(*pair, before, i == last, rules)]
+        good = [e for e in exps if wanted is None or e.after in wanted] or exps
+        wanted = frozenset(e.before for e in good) if good else None
+        if good:
+            out[rows[i].deal] = summarise(*pair, good)
     return out
+
+
+def _pair(row) -> tuple[int, int] | None:
+    ns, ew = row.values.get("ns"), row.values.get("ew")
+    return (ns, ew) if isinstance(ns, int) and isinstance(ew, int) else None
 
 
 def _oddity(e) -> float:
@@ -80,9 +95,9 @@ def summarise(ns: int, ew: int, exps: list) -> list[dict]:
     """Group equivalent results and keep the most ordinary few groups."""
     groups: dict[tuple, list] = {}
     for e in exps:
-        groups.setdefault(_key(e), []).append(e)
-    ranked = sorted(groups.values(), key=lambda g: min(_oddity(e) for e in g))
-    return [_entry(ns, ew, sorted(g, key=_oddity)) for g in ranked[:MAX_LINES]]
+        groups.setdefault(_key(e), []).append((_oddity(e), e))
+    ranked = sorted(groups.values(), key=lambda g: min(odd for odd, _ in g))
+    return [_entry(ns, ew, [e for _, e in sorted(g, key=lambda oe: oe[0])]) for g in ranked[:MAX_LINES]]
 
 
 def _what(group: list) -> str:

@@ -423,6 +423,6 @@ def _add_explanations(sheet: ReconciledSheet, best: Hypothesis | None, rules) ->
 
     if best is None:
         return
-    sheet.explanations = explain_sheet(sheet, best.pads, rules)
+    sheet.explanations = explain_sheet(sheet, rules)
     for row in sheet.rows:
         row.explanation = [e["text"] for e in sheet.explanations.get(row.deal, [])]

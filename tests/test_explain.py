@@ -49,5 +49,5 @@ def test_passed_out_and_simulated_sheets():
     written = written_sheet(random_match(rng), rng)
     result = reconcile(exact_reading(written))
     assert len(result.explanations) == len(written.rows)
-    again = explain_sheet(result, None)
+    again = explain_sheet(result)
     assert again == result.explanations
