@@ -113,11 +113,11 @@ def cell_model(cell: CellReading | None) -> CellModel:
         if v is not None and (v < 0 or v % 10):
             continue  # every score, so every cumulative, is a multiple of 10: not a real reading
         merged[v] += p
-    if not merged:
-        merged[0 if cell.blank and not cell.candidates else None] = 1.0
+    kept = sum(merged.values())
+    if kept <= 0:
+        merged, kept = {0 if cell.blank and not cell.candidates else None: 1.0}, 1.0
     # the impossible readings' share goes to the possible ones: the reader's residual stands
     total = min(listed, 1.0) if listed > 0 else 1.0
-    kept = sum(merged.values())
     merged = {v: p * total / kept for v, p in merged.items()}
     ranked = sorted(merged.items(), key=lambda vp: -vp[1])[:MAX_OPTIONS]
     options = [Option(v, -math.log(max(p, MIN_P)) + (UNREAD_COST if v is None and len(ranked) > 1 else 0.0))
@@ -131,6 +131,8 @@ def _as_int(value) -> int | None:
         return None
     if isinstance(value, int):
         return value
+    if isinstance(value, float):
+        return int(value) if value.is_integer() else None
     try:
         return int(str(value).strip())
     except ValueError:
