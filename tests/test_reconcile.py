@@ -195,6 +195,14 @@ def test_missing_deal_number_and_empty_row():
     assert flags_of(result, "cumulative") == [] and flags_of(result, "dealer") == []
 
 
+def test_match_length_after_a_tie_goes_by_two():
+    scores = [(0, 0)] * 31  # 31 deals: a tie-break pair is half played
+    result = reconcile(sheet(running(scores)), explain=False)
+    missing = flags_of(result, "missing_deal")
+    assert [f.deal for f in missing] == [32] and "two deals at a time" in missing[0].message
+    assert flags_of(reconcile(sheet(running([(0, 0)] * 32)), explain=False), "missing_deal") == []
+
+
 def test_contract_json_shape():
     obj = reconcile(sheet(running(SEED_001), total=(990, 1460))).to_json()
     assert list(obj) == ["source", "form", "names", "winners", "rows", "totals", "flags", "review"]
