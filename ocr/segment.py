@@ -149,21 +149,26 @@ def _keep(ink: np.ndarray, comps) -> np.ndarray:
 
 
 def _units(comps) -> list[list[int]]:
-    """Cluster components that overlap horizontally (broken strokes of one glyph)."""
+    """Cluster components that overlap horizontally (broken strokes of one glyph).
+
+    A small mark wholly above or below the glyph it overlaps (a speck, a neighbour's
+    stroke reaching into the cell) stays a unit of its own."""
     order = sorted(range(len(comps)), key=lambda i: comps[i][0])
     units: list[list[int]] = []
-    spans: list[list[int]] = []
+    spans: list[list[int]] = []  # x0, x1, y0, y1 of each unit
     for i in order:
-        x, _, w, _, _, _ = comps[i]
+        x, y, w, h, _, _ = comps[i]
         if spans:
-            a, b = spans[-1]
+            a, b, top, bottom = spans[-1]
             overlap = min(b, x + w) - max(a, x)
-            if overlap > 0.5 * min(w, b - a):
+            v_gap = max(top, y) - min(bottom, y + h)  # > 0: one wholly above the other
+            beside = v_gap <= 0.15 * (bottom - top) or h >= 0.5 * (bottom - top)
+            if overlap > 0.5 * min(w, b - a) and beside:
                 units[-1].append(i)
-                spans[-1] = [a, max(b, x + w)]
+                spans[-1] = [a, max(b, x + w), min(top, y), max(bottom, y + h)]
                 continue
         units.append([i])
-        spans.append([x, x + w])
+        spans.append([x, x + w, y, y + h])
     return units
 
 
@@ -282,9 +287,9 @@ def segment_number(grey: np.ndarray) -> CellSegments:
     for i, (img, _, _) in enumerate(rendered):
         w = img.shape[1]
         ratio = w / line_h
-        # k digits of width 0.45-1.2 x height fit; never more than MAX_DIGITS
-        ks = [k for k in range(2, MAX_DIGITS + 1) if 0.45 * k + 0.05 <= ratio <= 1.2 * k + 0.3]
-        if img.shape[0] < 0.6 * line_h or img.shape[0] <= 0.3 * ink.shape[0] and ratio >= 1.8:
+        # k digits of 0.35-1.2 x the line height (cuts are only tried for doubtful units)
+        ks = [k for k in range(2, MAX_DIGITS + 1) if 0.35 * k + 0.1 <= ratio <= 1.2 * k + 0.3]
+        if img.shape[0] < 0.6 * line_h or _flat(img.shape, ink.shape[0]):
             ks = []  # a dash or a stray stroke, not touching digits
         options = [Option([img], 1.0)]
         if img.shape[0] < 0.6 * line_h and len(rendered) > 1:
@@ -301,11 +306,17 @@ def segment_number(grey: np.ndarray) -> CellSegments:
     return CellSegments(blank=False, n_units=len(units), edges=edges, line_height=line_h, cell_height=float(ink.shape[0]))
 
 
+def _flat(shape: tuple[int, ...], cell_height: float) -> bool:
+    """Dash-shaped: clearly wider than tall and short beside the cell height."""
+    h, w = shape[:2]
+    return w >= 1.3 * h and h <= 0.25 * max(cell_height, 1.0)
+
+
 def shape_mask(glyph: np.ndarray, seg: CellSegments) -> np.ndarray:
     """Which output classes a glyph's shape allows: a dash is flat and thin, a digit is not wide."""
     h, w = glyph.shape
     allowed = np.ones(16, bool)
-    flat = w >= 1.8 * h and h <= 0.3 * max(seg.cell_height, 1.0)
+    flat = _flat(glyph.shape, seg.cell_height)
     allowed[14] = flat
     if flat or w > 2.0 * h:
         allowed[:10] = False
