@@ -157,7 +157,7 @@ def _side_on_border(corners: np.ndarray, shape: tuple[int, int]) -> bool:
     """Whether two corners lie on the same image edge (so that side is the picture's
     edge, not the paper's)."""
     h, w = shape
-    tol = 0.02 * max(h, w)
+    tol = 2.0  # pixels: a cut-off sheet's outline runs along the picture's edge itself
     for axis, size in ((0, w), (1, h)):
         for edge in (0.0, size - 1.0):
             if np.count_nonzero(np.abs(corners[:, axis] - edge) <= tol) >= 2:
@@ -311,8 +311,8 @@ def ruling_homography(ink: np.ndarray) -> tuple[np.ndarray, int, int] | None:
                           rect(cv2.MORPH_RECT, (k, 1)))
     vt = cv2.morphologyEx(cv2.dilate(ink, rect(cv2.MORPH_RECT, (5, 1))), cv2.MORPH_OPEN,
                           rect(cv2.MORPH_RECT, (1, k)))
-    rows = _fit_lines(hz, 0.3 * w, max(8, h // 60), horizontal=True)
-    cols = _fit_lines(vt, 0.3 * h, max(8, w // 60), horizontal=False)
+    rows = _fit_lines(hz, ink, 0.5 * w, max(8, h // 60), horizontal=True)
+    cols = _fit_lines(vt, ink, 0.5 * h, max(8, w // 60), horizontal=False)
     if len(rows) < 2 or len(cols) < 2:
         return None
     top, bottom = min(rows, key=lambda ln: ln[0][1]), max(rows, key=lambda ln: ln[0][1])
@@ -337,8 +337,10 @@ def ruling_homography(ink: np.ndarray) -> tuple[np.ndarray, int, int] | None:
     return m, max(2, round(x1 - x0)), max(2, round(y1 - y0))
 
 
-def _fit_lines(mask: np.ndarray, min_len: float, max_thick: int, horizontal: bool):
-    """(point, direction) of each long thin straight component of ``mask``."""
+def _fit_lines(mask: np.ndarray, ink: np.ndarray, min_len: float, max_thick: int,
+               horizontal: bool):
+    """(point, direction) of each long thin straight component of ``mask``, fitted to
+    the ``ink`` pixels inside it."""
     n, labels, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
     out = []
     for i in range(1, n):
@@ -346,7 +348,9 @@ def _fit_lines(mask: np.ndarray, min_len: float, max_thick: int, horizontal: boo
         length, thick = (bw, bh) if horizontal else (bh, bw)
         if length < min_len or thick > max_thick + length * 0.05:
             continue
-        ys, xs = np.nonzero(labels[y:y + bh, x:x + bw] == i)
+        ys, xs = np.nonzero((labels[y:y + bh, x:x + bw] == i) & (ink[y:y + bh, x:x + bw] > 0))
+        if xs.size < min_len / 2:
+            continue
         pts = np.column_stack([xs + x, ys + y]).astype(np.float32)[::3]
         vx, vy, px, py = cv2.fitLine(pts, cv2.DIST_HUBER, 0, 0.01, 0.01).ravel()
         out.append((np.array([px, py], np.float64), np.array([vx, vy], np.float64)))

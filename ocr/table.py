@@ -82,7 +82,7 @@ def _find_table(straight: StraightPage, src: str) -> Table:
         raise InputError(f"{src}: page image too small")
     grey = paper_grey(img)
     h, w = grey.shape
-    rulings, blobs, rows = _locate_rows(grey)
+    rulings, blobs, rows, half = _locate_rows(grey)
     px_mm = rulings.px_mm * ANALYSIS
     if len(rows) < DEALS // 2:
         raise InputError(f"{src}: {NOT_FOUND} (no ruled table of deal rows)")
@@ -114,7 +114,8 @@ def _find_table(straight: StraightPage, src: str) -> Table:
         total = _total_from_rows(rows, labels, printed.raw)
         named = [(r, lab) for r, lab in zip(rows, labels, strict=True) if lab is not None]
         rows, labels = [r for r, _ in named], [lab for _, lab in named]
-    rows, labels = extend_rows(rows, labels, _frame_span(rulings, rows))
+    span = _frame_span(rulings, rows)
+    rows, labels = extend_rows(rows, labels, span)
     total, header, (x0, y0, x1, y1) = _extent(blobs, rows, total)
 
     cells: list[CellImage] = []
@@ -125,7 +126,7 @@ def _find_table(straight: StraightPage, src: str) -> Table:
     if total is not None:
         cells.extend(_cell(crop, b, key, "total", margin, region, to_orig)
                      for key, b in zip(order[1:], total[1:], strict=True))
-    cells.extend(text_fields(grey, zone, rulings, rows, y0, to_orig))
+    cells.extend(text_fields(grey, zone, rulings, half, rows, min(y0, span[0]), to_orig))
 
     table_quad = box_quad((x0, y0, x1 - x0, y1 - y0), to_orig)
     layout = "summary+scoring" if _has_table_beside(blobs, x1, y0, y1) else "summary"
@@ -133,8 +134,9 @@ def _find_table(straight: StraightPage, src: str) -> Table:
                  table_quad=table_quad)
 
 
-def _locate_rows(grey: np.ndarray) -> tuple[Rulings, list[Blob], list[Row]]:
-    """Rulings, cell blobs and deal rows of the sheet (the rows may be fewer than 30)."""
+def _locate_rows(grey: np.ndarray) -> tuple[Rulings, list[Blob], list[Row], np.ndarray]:
+    """Rulings, cell blobs and deal rows of the sheet (the rows may be fewer than 30),
+    and the ink mask they were found in (1/ANALYSIS resolution)."""
     h, w = grey.shape
     ink = ink_mask(grey, RULING_INK)
     half = cv2.resize(ink, (w // ANALYSIS, h // ANALYSIS), interpolation=cv2.INTER_AREA)
@@ -145,7 +147,7 @@ def _locate_rows(grey: np.ndarray) -> tuple[Rulings, list[Blob], list[Row]]:
         blobs = cell_blobs(rulings)
         rows = deal_rows(blobs, rulings.px_mm * ANALYSIS)
         if best is None or len(rows) > len(best[2]):
-            best = (rulings, blobs, rows)
+            best = (rulings, blobs, rows, half)
         if len(rows) >= DEALS:
             break
     return best
@@ -166,12 +168,12 @@ def _full_res(mask: np.ndarray, size: tuple[int, int]) -> np.ndarray:
 
 
 # --------------------------------------------------------------------------- rulings
-def find_rulings(ink: np.ndarray, gap_mm: float = 0.8) -> Rulings:
+def find_rulings(ink: np.ndarray, gap_mm: float = 0.8, px_mm: float | None = None) -> Rulings:
     """Long horizontal and vertical strokes of ``ink`` (rulings), tolerant of a slight
     tilt or curvature and of breaks up to ``gap_mm`` long in horizontal rulings (0.8 mm in
     vertical ones: handwriting stacked down a column must not become a ruling)."""
     h, w = ink.shape
-    px_mm = max(h, w) / 297.0  # the sheet fills the straight image; A4 long side
+    px_mm = px_mm or max(h, w) / 297.0  # the sheet fills the straight image; A4 long side
     hk, vk = round(25 * px_mm), round(60 * px_mm)  # deal-table verticals run its full height
     gap = max(3, round(gap_mm * px_mm)) | 1
     vgap = max(3, round(0.8 * px_mm)) | 1
@@ -448,40 +450,50 @@ def _cell(crop, blob: Blob, key: str, row: str, margin: tuple[int, int],
     return CellImage(key=key, row=row, image=crop(box).copy(), quad=box_quad(box, to_original), box=box)
 
 
-def text_fields(grey: np.ndarray, zone: np.ndarray, rulings: Rulings, rows: list[Row],
-                table_top: int, to_original: np.ndarray) -> list[CellImage]:
+def text_fields(grey: np.ndarray, zone: np.ndarray, rulings: Rulings, half: np.ndarray,
+                rows: list[Row], table_top: int, to_original: np.ndarray) -> list[CellImage]:
     """The writing areas above the "Names: N/S", "E/W" and "Winners:" underlines, which
-    are the long horizontal rulings above the table (``table_top``)."""
+    are the long horizontal rulings above the table (``table_top``); dashed underlines
+    (fax) are looked for again with wide gaps bridged."""
     k = ANALYSIS
     mm = rulings.px_mm  # analysis pixels per mm
     pitch = float(np.median([r[0].h for r in rows]))
     top = max(1, round(table_top / k - 3 * mm))
-    n, _, stats, _ = cv2.connectedComponentsWithStats(rulings.horiz[:top], 8)
-    segs = [tuple(int(v) * k for v in stats[i, :4]) for i in range(1, n)
-            if stats[i, 2] >= 20 * mm and stats[i, 3] <= 2.5 * mm]
-    segs.sort(key=lambda s: s[1])
-    lines: list[list[tuple[int, ...]]] = []
-    for s in segs:
-        if lines and abs(s[1] - lines[-1][0][1]) <= 3 * mm * k:
-            lines[-1].append(s)
-        else:
-            lines.append([s])
-    lines = lines[-2:]  # the two writing lines nearest the table
-    found: dict[str, tuple[int, ...]] = {}
-    if lines and len(lines[0]) >= 2:
-        names = sorted(lines[0], key=lambda s: s[0])
-        found = {"names_ns": names[0], "names_ew": names[-1]}
-        if len(lines) == 2:
-            found["winners"] = lines[1][0]
+    found = _underlines(rulings.horiz[:top], mm)
+    if len(found) < len(TEXT_FIELDS):
+        dashed = find_rulings(half[:top], BREAKS_MM[-1], px_mm=mm).horiz
+        found = max(found, _underlines(dashed, mm), key=len)
     out = []
     height = round(1.5 * pitch)
     band = max(3, round(0.5 * mm * k) + 3)
     for key in TEXT_FIELDS:
         if key not in found:
             continue
-        x, y, w, _ = found[key]
+        x, y, w, _ = (v * k for v in found[key])
         y0 = max(0, y - height)
         box = (x, y0, w, min(grey.shape[0], y + 2) - y0)
         out.append(CellImage(key=key, row="", image=clean_region(grey, zone, box, band),
                              quad=box_quad(box, to_original), box=box))
     return out
+
+
+def _underlines(horiz: np.ndarray, mm: float) -> dict[str, tuple[int, int, int, int]]:
+    """TEXT_FIELDS -> (x, y, w, h) of its underline in ``horiz`` (the two lines nearest
+    the bottom: names N/S and E/W side by side, then winners)."""
+    n, _, stats, _ = cv2.connectedComponentsWithStats(horiz, 8)
+    segs = sorted((tuple(int(v) for v in stats[i, :4]) for i in range(1, n)
+                   if stats[i, 2] >= 20 * mm and stats[i, 3] <= 2.5 * mm), key=lambda s: s[1])
+    lines: list[list[tuple[int, int, int, int]]] = []
+    for s in segs:
+        if lines and abs(s[1] - lines[-1][0][1]) <= 3 * mm:
+            lines[-1].append(s)
+        else:
+            lines.append([s])
+    lines = lines[-2:]
+    if not lines or len(lines[0]) < 2:
+        return {}
+    names = sorted(lines[0], key=lambda s: s[0])
+    found = {"names_ns": names[0], "names_ew": names[-1]}
+    if len(lines) == 2:
+        found["winners"] = lines[1][0]
+    return found
