@@ -375,10 +375,10 @@ def _missing_flags(rows, empty, flags) -> None:
             gap = rows[i - 1].deal + 1
             flags.append(Flag("missing_deal", f"deal {gap}: missing — the sheet goes from deal "
                               f"{rows[i - 1].deal} to deal {row.deal}", deal=gap, written=None, expected=gap))
-    last = rows[-1].deal if rows else None
-    if last is not None and (last < MATCH_DEALS or (last - MATCH_DEALS) % 2):
+    last, played = (rows[-1].deal, len(rows)) if rows else (None, 0)
+    if last is not None and (played < MATCH_DEALS or (played - MATCH_DEALS) % 2):
         nxt = last + 1
-        why = (f"a match is {MATCH_DEALS} deals" if last < MATCH_DEALS
+        why = (f"a match is {MATCH_DEALS} deals" if played < MATCH_DEALS
                else "after a tie the match goes on two deals at a time")
         flags.append(Flag("missing_deal", f"deal {nxt}: missing — the sheet stops at deal {last}, and {why}",
                           deal=nxt, written=None, expected=nxt))
