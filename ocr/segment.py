@@ -109,7 +109,7 @@ def _edge_lines(mask: np.ndarray) -> np.ndarray:
         lines[:band] |= horiz[:band]
         lines[H - band :] |= horiz[H - band :]
     if H >= 12:
-        vert = cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((max(8, int(0.7 * H)), 1), np.uint8))
+        vert = cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((max(8, int(0.85 * H)), 1), np.uint8))
         band = max(2, int(0.08 * W))
         lines[:, :band] |= vert[:, :band]
         lines[:, W - band :] |= vert[:, W - band :]
@@ -129,7 +129,7 @@ def _components(ink: np.ndarray, strong: float = 0.35) -> list[tuple[int, int, i
         cy, cx = y + h / 2, x + w / 2
         if h <= max(4, 0.12 * H) and w >= 3 * h and (cy < 0.2 * H or cy > 0.8 * H):
             continue  # a piece of a horizontal ruling along the top or bottom
-        if w <= max(4, 0.08 * H) and h >= 0.5 * H and (cx < 0.08 * W or cx > 0.92 * W):
+        if w <= max(4, 0.08 * H) and h >= 0.85 * H and (cx < 0.06 * W or cx > 0.94 * W):
             continue  # a piece of a vertical ruling along the sides
         if touches and area < 0.5 * max(w, h) * 3 and max(w, h) < 0.3 * H:
             continue  # sliver left where a ruling met the edge
