@@ -16,7 +16,6 @@ from scoring.recon_core import EVERY_STATE, rules_set
 SUIT = {"C": "♣", "D": "♦", "H": "♥", "S": "♠", "NT": "NT"}
 SIDE = {"ns": "N/S", "ew": "E/W"}
 MAX_LINES = 3
-MAX_STATES = 120  # a deal that could start from more pad states than this is not explained
 
 
 @lru_cache(maxsize=100_000)
@@ -46,7 +45,7 @@ def explain_sheet(sheet, rules=None) -> dict[int, list[dict]]:
     wanted: frozenset | None = None
     for i in range(len(rows) - 1, -1, -1):
         pair = _pair(rows[i])
-        if pair is None or len(befores[i]) > MAX_STATES:  # unknown history: nothing useful to say
+        if pair is None or befores[i] is EVERY_STATE:  # right after an unknown: too vague to say
             wanted = None
             continue
         exps = [e for before in befores[i] for e in _explain(*pair, before, i == last, rules)]
