@@ -22,6 +22,7 @@ def test_any_reading_reconciles(rs, total, hint):
     reading = SheetReading("fuzz", rs, total=total, winners_hint=hint)
     obj = reconcile(reading, explain=len(rs) < 4).to_json()
     assert list(obj)[:3] == ["source", "form", "names"]
+    assert obj["winners"] in (None, "ns", "ew")
     for row in obj["rows"]:
         assert all(row[c] is None or isinstance(row[c], int) for c in ("ns", "ew", "cum_ns", "cum_ew"))
         assert row["dealer"] in (None, "N", "E", "S", "W")
