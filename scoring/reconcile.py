@@ -79,6 +79,7 @@ def reconcile(reading: SheetReading, rules=None, checker: DealChecker | None = N
     _dealer_flags(rows, empty, out_rows, flags, review)
     _missing_flags(rows, empty, flags)
     totals_out, final = _totals(best, out_rows)
+    _total_review(best, reading.total, review)
     winners = reading.winners_hint if reading.winners_hint in ("ns", "ew") else None
     _winner_flag(winners, final, flags)
     if winners is None and final["ns"] is not None and final["ew"] is not None \
@@ -402,6 +403,20 @@ def _totals(best: Hypothesis | None, out_rows) -> tuple[dict, dict]:
         elif filled:
             written[side] = filled[-1].values.get("cum_" + side)
     return written, final
+
+
+def _total_review(best: Hypothesis | None, total: RowReading | None, review) -> None:
+    """Total-row cells the reader could not read, or read differently from the cumulatives."""
+    if best is None or total is None:
+        return
+    for side, (value, source, *_rest) in best.totals.items():
+        cell = total.cells.get("cum_" + side) or total.cells.get(side)
+        read = [(v, round(float(p), 4)) for v, p in (cell.candidates if cell else []) if v is not None]
+        if source == "none":
+            review.append(ReviewItem(None, "total_" + side, read, "Total row could not be read"))
+        elif source == "inferred":
+            review.append(ReviewItem(None, "total_" + side, [(value, 1.0)] + read,
+                                     f"Total row read as {_best_read(cell)}, but the cumulatives give {value}"))
 
 
 def _winner_flag(winners, final, flags) -> None:

@@ -158,6 +158,16 @@ def test_total_row_mismatch_and_winner():
     assert "E/W have the higher total (1460 v 990)" in winner[0].message
 
 
+def test_total_row_misread_goes_to_review():
+    reading = sheet(running(SEED_001), total=(990, 1460))
+    reading.total.cells["cum_ew"] = CellReading([(1980, 0.5), (1960, 0.3)])  # not a slip of 1460
+    result = reconcile(reading, explain=False)
+    assert flags_of(result, "total") == []
+    item = next(r for r in result.review if r.column == "total_ew")
+    assert item.deal is None and "the cumulatives give 1460" in item.reason
+    assert result.totals["ew"] == 1460
+
+
 def test_total_row_matching_is_clean():
     result = reconcile(sheet(running(SEED_001), total=(990, 1460), winners="ew"))
     assert flags_of(result, "total") == [] and flags_of(result, "winner") == []
