@@ -64,12 +64,13 @@ def _pair(row) -> tuple[int, int] | None:
 def _oddity(e) -> float:
     """How unusual a result is (0 = an ordinary contract just made)."""
     r = e.result
+    old_card = 1.5 if any(v % 100 for v in e.unfinished) else 0.0  # the 50 part-score bonus
     if r.contract is None:
-        return 0.0
+        return old_card
     delta = r.tricks - r.contract.level - 6
     odd = 3.0 * r.contract.doubled + (2.0 if r.honours else 0.0)
     odd += 1.5 * max(0, delta - 1) + 1.0 * max(0, -delta - 2) + 0.1 * r.contract.level
-    return odd
+    return odd + old_card
 
 
 def _key(e) -> tuple:
