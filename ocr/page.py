@@ -15,7 +15,7 @@ import numpy as np
 from ocr.data import InputError, Page, StraightPage
 
 WORK_LONG = 2000  # long side of the straightened image, pixels
-MID_LONG = 2500  # larger originals are first shrunk (area-averaged) to this long side
+MID_LONG = 2500  # larger originals are first shrunk to this long side (see _shrink)
 ANALYSIS_LONG = 1000  # long side of the copy used to measure angles
 PAPER_LONG = 500  # long side of the copy used to find the paper outline
 
@@ -34,7 +34,7 @@ def straighten(page: Page) -> StraightPage:
 def _straighten(page: Page) -> StraightPage:
     img = page.image
     h0, w0 = img.shape[:2]
-    # one area-averaged shrink of a large original serves both the analysis copy and
+    # one shrink of a large original serves both the analysis copy and
     # the final warp (which then never shrinks by more than MID_LONG / WORK_LONG)
     mid = _shrink(img, MID_LONG)
     s_small = ANALYSIS_LONG / max(h0, w0)
