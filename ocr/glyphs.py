@@ -44,16 +44,15 @@ def normalize(ink: np.ndarray) -> np.ndarray:
     nw, nh = max(1, int(round(w * scale))), max(1, int(round(h * scale)))
     interp = cv2.INTER_AREA if scale < 1 else cv2.INTER_LINEAR
     small = cv2.resize(crop, (nw, nh), interpolation=interp)
-    mass = float(small.sum())
-    if mass <= 0:
+    m = cv2.moments(small)
+    if m["m00"] <= 0:
         return np.zeros((SIZE, SIZE), np.float32)
-    gy, gx = np.mgrid[0:nh, 0:nw]
-    cx, cy = float((gx * small).sum() / mass), float((gy * small).sum() / mass)
+    cx, cy = m["m10"] / m["m00"], m["m01"] / m["m00"]
     # keep the whole box inside the frame even when the mass centre is far off-centre
     dx = min(max(SIZE / 2 - 0.5 - cx, 0.0), SIZE - nw)
     dy = min(max(SIZE / 2 - 0.5 - cy, 0.0), SIZE - nh)
-    m = np.float32([[1, 0, dx], [0, 1, dy]])
-    out = cv2.warpAffine(small, m, (SIZE, SIZE), flags=cv2.INTER_LINEAR, borderValue=0)
+    shift = np.float32([[1, 0, dx], [0, 1, dy]])
+    out = cv2.warpAffine(small, shift, (SIZE, SIZE), flags=cv2.INTER_LINEAR, borderValue=0)
     top = float(out.max())
     return out / top if top > 0 else out
 
