@@ -108,13 +108,16 @@ def cell_model(cell: CellReading | None) -> CellModel:
     for value, p in cell.candidates:
         v, p = _as_int(value), max(float(p), 0.0)
         listed += p
-        if v is not None and (v < 0 or v % 10):
-            continue  # every score, so every cumulative, is a multiple of 10: not a real reading
+        if v is not None and v < 0:
+            continue
+        if v is not None and v % 10:
+            # every score, so every cumulative, ends in 0: a last digit read as 6 or 7 is a 0
+            # misread (47 -> 40); a lone digit lost its 0 (4 -> 40)
+            v = v - v % 10 if v >= 10 else v * 10
         merged[v] += p
     kept = sum(merged.values())
     if kept <= 0:
         merged, kept = {0 if cell.blank and not cell.candidates else None: 1.0}, 1.0
-    # the impossible readings' share goes to the possible ones: the reader's residual stands
     total = min(listed, 1.0) if listed > 0 else 1.0
     merged = {v: p * total / kept for v, p in merged.items()}
     ranked = sorted(merged.items(), key=lambda vp: -vp[1])[:MAX_OPTIONS]
