@@ -28,10 +28,10 @@ COST_TOTAL = 6.5
 COST_ODD_SLIP = 4.0  # extra for a wrong number unlike a person's slip (more like a misread)
 OTHER_SPREAD = 4.5  # an unproposed value: residual mass spread over the plausible values
 MIN_P = 1e-4
-BEAM = 16
-WINDOW = 11.0  # hypotheses this much worse than the best are dropped
+BEAM = 10
+WINDOW = 10.0  # hypotheses this much worse than the best are dropped
 MAX_OPTIONS = 4
-SIDE_OPTIONS = 16  # ways to read one side's pair of cells kept per running total
+SIDE_OPTIONS = 12  # ways to read one side's pair of cells kept per running total
 
 
 def slip_like(written: int, expected: int) -> bool:
