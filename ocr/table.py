@@ -108,6 +108,9 @@ def _find_table(straight: StraightPage, src: str) -> Table:
     labels = name_rows(printed.labels)
     if labels is None:
         raise InputError(f"{src}: {NOT_FOUND} (the printed deal numbers 1-{DEALS} were not read)")
+    if not _headers_read(printed.header_words):
+        raise InputError(f"{src}: {NOT_FOUND} (no Dealer / Score / Cumulative headers above "
+                         "the numbered rows)")
     order = column_order(printed.header_words, header)
     total = None
     if None in labels:  # rows without a deal number (e.g. a header split by its own text)
@@ -413,6 +416,14 @@ def name_rows(read: list[str | None]) -> list[str | None] | None:
 
 
 HEADER_WORDS = {"dealer": "dealer", "score": "score", "cumulative": "cumul"}
+HEADER_STEMS = ("deal", "score", "cumul", "ns", "ew")  # two of them confirm the form
+
+
+def _headers_read(words: list[tuple[str, float]]) -> bool:
+    """Whether the header band shows at least two of the summary sheet's headers
+    (Deal/Dealer, Score, Cumulative, N/S, E/W; slashes are often lost in reading)."""
+    text = " ".join(w for w, _ in words).lower().replace("/", "")
+    return sum(stem in text for stem in HEADER_STEMS) >= 2
 
 
 def column_order(words: list[tuple[str, float]],

@@ -265,3 +265,16 @@ def test_photo_cropped_inside_the_paper_is_straightened_by_its_rulings():
     for key, quad in truth.items():
         cx, cy = table.cell(*key).quad.mean(axis=0)
         assert cv2.pointPolygonTest((quad - [x0, y0]).astype(np.float32), (float(cx), float(cy)), False) >= 0
+
+
+def test_numbered_table_with_other_headers_is_not_a_sheet():
+    # the same ruled grid with deal numbers, but another form's column headers
+    img, geom = render_form(random_style(random.Random(41), "wide", dpi=200))
+    x0, y0, x1, _ = (int(v) for v in geom.table_box)
+    y_first = int(geom.row_y[1])
+    img[y0 + 6:y_first - 4, x0 + 6:x1 - 6] = 255
+    for i, word in enumerate(("Board", "Contract", "Lead", "Result", "Plus", "Minus")):
+        x = int(geom.col_x[i]) + 10
+        cv2.putText(img, word, (x, y_first - 25), cv2.FONT_HERSHEY_SIMPLEX, 0.8, 0, 2, cv2.LINE_AA)
+    with pytest.raises(InputError, match="no summary score table found"):
+        find_table(straighten(_page(img, "other-form")))
