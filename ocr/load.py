@@ -66,9 +66,17 @@ def _looks_like_pdf(data: bytes) -> bool:
 
 # --------------------------------------------------------------------------- images
 def _load_image(data: bytes, source: str) -> list[Page]:
-    if ImageFile.LOAD_TRUNCATED_IMAGES:
-        # Someone switched on Pillow's silent acceptance of cut-off files; we never do.
-        raise InputError(f"{source}: refusing to decode while LOAD_TRUNCATED_IMAGES is on")
+    """Decode with Pillow; a cut-off file is an error even if the caller has switched on
+    Pillow's LOAD_TRUNCATED_IMAGES (the setting is restored afterwards)."""
+    lenient = ImageFile.LOAD_TRUNCATED_IMAGES
+    ImageFile.LOAD_TRUNCATED_IMAGES = False
+    try:
+        return _decode_image(data, source)
+    finally:
+        ImageFile.LOAD_TRUNCATED_IMAGES = lenient
+
+
+def _decode_image(data: bytes, source: str) -> list[Page]:
     _register_heif()
     Image.init()
     formats = [f for f in IMAGE_FORMATS if f in Image.OPEN]

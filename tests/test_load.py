@@ -105,6 +105,19 @@ def test_truncated_jpeg_is_refused():
         _load(data[: len(data) // 2], "cut.jpg")
 
 
+def test_truncated_jpeg_refused_even_when_pillow_is_told_to_accept_it():
+    from PIL import ImageFile
+
+    data = _encode(_sheet_like(800, 1000).rotate(3), "JPEG", quality=90)
+    ImageFile.LOAD_TRUNCATED_IMAGES = True
+    try:
+        with pytest.raises(InputError, match="truncated|damaged"):
+            _load(data[: len(data) // 2], "cut.jpg")
+        assert ImageFile.LOAD_TRUNCATED_IMAGES is True  # the caller's setting is restored
+    finally:
+        ImageFile.LOAD_TRUNCATED_IMAGES = False
+
+
 def test_truncated_png_is_refused():
     noisy = Image.fromarray(np.random.default_rng(0).integers(0, 255, (600, 600, 3), np.uint8))
     data = _encode(noisy, "PNG")
