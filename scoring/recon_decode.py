@@ -178,7 +178,7 @@ def _side_options(base, s_cell: CellModel, c_cell: CellModel, deal: int, side: s
     out.sort(key=lambda t: t[0])
     if not out:
         return out
-    cut = out[0][0] + WINDOW
+    cut = out[0][0] + WINDOW + COST_SCORE  # the rule check may still cost the cheapest ones
     return [o for o in out[:SIDE_OPTIONS] if o[0] <= cut]
 
 
@@ -241,7 +241,9 @@ def _expand(beam: list[_Node], d: DealInput, checker: DealChecker, last: bool,
         if ns_opts and ew_opts:
             per_node.append((node, ns_opts, ew_opts))
     if limit is None:
-        limit = min((n.cost + a[0][0] + b[0][0] for n, a, b in per_node), default=math.inf) + WINDOW
+        # the cheapest reading may still fail the rule check, so look that much further
+        limit = min((n.cost + a[0][0] + b[0][0] for n, a, b in per_node), default=math.inf) \
+            + WINDOW + COST_SCORE
     combos = []
     for node, ns_opts, ew_opts in per_node:
         for a in ns_opts:
