@@ -63,6 +63,58 @@ SKELETONS: dict[str, list[list[list[tuple[float, float]]]]] = {
 }
 
 
+# Hand-printed digit skeletons (our own; smooth strokes are corner-cut), several variants each.
+DIGIT_SKELETONS: dict[str, list[list[list[tuple[float, float]]]]] = {
+    "0": [[[(0.5, 0), (0.15, 0.2), (0.08, 0.55), (0.3, 0.95), (0.7, 0.95), (0.92, 0.55), (0.85, 0.2), (0.5, 0), (0.4, 0.05)]]],
+    "1": [
+        [[(0.5, 0), (0.5, 1)]],
+        [[(0.15, 0.3), (0.6, 0), (0.6, 1)]],
+        [[(0.2, 0.25), (0.55, 0), (0.55, 1)], [(0.25, 1), (0.85, 1)]],
+    ],
+    "2": [
+        [[(0.1, 0.25), (0.35, 0.02), (0.75, 0.05), (0.85, 0.3), (0.6, 0.6), (0.1, 1)], [(0.1, 1), (0.95, 1)]],
+        [[(0.1, 0.2), (0.5, 0), (0.85, 0.25), (0.1, 1), (0.9, 0.95)]],
+    ],
+    "3": [
+        [[(0.1, 0.1), (0.5, 0), (0.85, 0.2), (0.7, 0.42), (0.4, 0.48), (0.8, 0.6), (0.9, 0.82), (0.55, 1), (0.1, 0.9)]],
+        [[(0.1, 0), (0.9, 0), (0.45, 0.4), (0.85, 0.6), (0.8, 0.9), (0.4, 1), (0.1, 0.85)]],
+    ],
+    "4": [
+        [[(0.6, 0), (0.05, 0.65), (0.95, 0.65)], [(0.68, 0.3), (0.68, 1)]],
+        [[(0.15, 0), (0.1, 0.6), (0.9, 0.6)], [(0.7, 0), (0.7, 1)]],
+    ],
+    "5": [
+        [[(0.85, 0), (0.2, 0), (0.15, 0.45)], [(0.15, 0.45), (0.5, 0.35), (0.85, 0.6), (0.75, 0.92), (0.4, 1), (0.1, 0.85)]],
+        [[(0.2, 0), (0.15, 0.45), (0.5, 0.38), (0.85, 0.62), (0.7, 0.95), (0.35, 1), (0.1, 0.85)], [(0.2, 0), (0.85, 0)]],
+    ],
+    "6": [[[(0.8, 0.02), (0.45, 0.1), (0.15, 0.5), (0.2, 0.9), (0.55, 1), (0.85, 0.75), (0.75, 0.5), (0.4, 0.48), (0.15, 0.65)]]],
+    "7": [
+        [[(0.05, 0), (0.95, 0), (0.35, 1)]],
+        [[(0.05, 0.1), (0.1, 0), (0.95, 0), (0.4, 1)], [(0.3, 0.5), (0.8, 0.5)]],
+    ],
+    "8": [[[(0.5, 0.48), (0.15, 0.25), (0.5, 0), (0.85, 0.25), (0.5, 0.48), (0.1, 0.75), (0.5, 1), (0.9, 0.75), (0.5, 0.48)]]],
+    "9": [
+        [[(0.85, 0.3), (0.5, 0.5), (0.15, 0.3), (0.4, 0), (0.8, 0.08), (0.85, 0.4), (0.75, 1)]],
+        [[(0.85, 0.25), (0.5, 0), (0.15, 0.25), (0.5, 0.5), (0.85, 0.25)], [(0.85, 0.2), (0.85, 1)]],
+    ],
+}
+
+
+def render_digit_skeleton(d: str, rng: np.random.Generator) -> np.ndarray:
+    strokes = DIGIT_SKELETONS[d][rng.integers(len(DIGIT_SKELETONS[d]))]
+    h = 56
+    w = h * rng.uniform(0.45, 0.8)
+    canvas = np.zeros((h + 24, int(w) + 24), np.uint8)
+    thick = int(rng.integers(2, 7))
+    for stroke in strokes:
+        p = np.array(stroke, float) + rng.normal(0, 0.04, (len(stroke), 2))
+        if len(p) > 3:
+            p = chaikin(p, 2)
+        p = np.column_stack([p[:, 0] * w + 12, p[:, 1] * h + 12])
+        cv2.polylines(canvas, [np.round(p * 4).astype(np.int32)], False, 255, thick, cv2.LINE_AA, shift=2)
+    return canvas.astype(np.float32) / 255
+
+
 def chaikin(pts: np.ndarray, n: int = 2) -> np.ndarray:
     """Smooth a polyline by corner cutting."""
     for _ in range(n):
@@ -215,7 +267,9 @@ def build_set(mnist_x, mnist_y, idx, n_aug, n_font, n_letter, n_dash, n_reject, 
             add(base, int(mnist_y[i]))
     for _ in range(n_font):
         d = int(rng.integers(10))
-        add(render_ttf(str(d), rng) if rng.random() < 0.5 else render_hershey(str(d), rng), d)
+        r = rng.random()
+        ink = render_ttf(str(d), rng) if r < 0.35 else render_hershey(str(d), rng) if r < 0.7 else render_digit_skeleton(str(d), rng)
+        add(ink, d)
     for _ in range(n_letter):
         ch = "NESW"[rng.integers(4)]
         r = rng.random()
@@ -273,8 +327,8 @@ def main() -> None:
     test_idx = ids[ids % 5 == 0]  # held out: never trained on, only reported
 
     t0 = time.time()
-    xtr, ytr = build_set(mx, my, train_idx, 8, 9000, 12000, 2500, 5000, seed=1)
-    xva, yva = build_set(mx, my, val_idx, 4, 1500, 2000, 400, 1000, seed=2)
+    xtr, ytr = build_set(mx, my, train_idx, 8, 14000, 12000, 2500, 5000, seed=1)
+    xva, yva = build_set(mx, my, val_idx, 4, 2000, 2000, 400, 1000, seed=2)
     print(f"data: train {len(ytr)} val {len(yva)} in {time.time() - t0:.0f}s", flush=True)
 
     net = make_net()
