@@ -71,9 +71,28 @@ def find_table(straight: StraightPage) -> Table:
     page = straight.page
     src = page.source + (f" page {page.index + 1}" if page.index else "")
     try:
-        return _find_table(straight, src)
+        try:
+            return _find_table(straight, src)
+        except _Unread as first:  # ruled rows but unreadable labels: maybe upside down
+            try:
+                return _find_table(turned_over(straight), src)
+            except InputError:
+                raise first from None
     except (ValueError, IndexError, ZeroDivisionError, cv2.error) as exc:  # odd geometry
         raise InputError(f"{src}: {NOT_FOUND} (table analysis failed: {exc})") from None
+
+
+class _Unread(InputError):
+    """Deal rows were found but their printed numbers or headers were not read."""
+
+
+def turned_over(straight: StraightPage) -> StraightPage:
+    """``straight`` turned by 180 degrees (its homography and quarter turns updated)."""
+    h, w = straight.image.shape[:2]
+    flip = np.array([[-1.0, 0.0, w - 1.0], [0.0, -1.0, h - 1.0], [0.0, 0.0, 1.0]])
+    return StraightPage(page=straight.page, image=np.ascontiguousarray(straight.image[::-1, ::-1]),
+                        to_original=straight.to_original @ flip, skew_deg=straight.skew_deg,
+                        rotated=(straight.rotated + 180) % 360)
 
 
 def _find_table(straight: StraightPage, src: str) -> Table:
@@ -107,10 +126,10 @@ def _find_table(straight: StraightPage, src: str) -> Table:
     printed = read_printed(header_img, [crop(_inner(r[0])) for r in rows])
     labels = name_rows(printed.labels)
     if labels is None:
-        raise InputError(f"{src}: {NOT_FOUND} (the printed deal numbers 1-{DEALS} were not read)")
+        raise _Unread(f"{src}: {NOT_FOUND} (the printed deal numbers 1-{DEALS} were not read)")
     if not _headers_read(printed.header_words):
-        raise InputError(f"{src}: {NOT_FOUND} (no Dealer / Score / Cumulative headers above "
-                         "the numbered rows)")
+        raise _Unread(f"{src}: {NOT_FOUND} (no Dealer / Score / Cumulative headers above "
+                      "the numbered rows)")
     order = column_order(printed.header_words, header)
     total = None
     if None in labels:  # rows without a deal number (e.g. a header split by its own text)

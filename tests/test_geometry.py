@@ -278,3 +278,20 @@ def test_numbered_table_with_other_headers_is_not_a_sheet():
         cv2.putText(img, word, (x, y_first - 25), cv2.FONT_HERSHEY_SIMPLEX, 0.8, 0, 2, cv2.LINE_AA)
     with pytest.raises(InputError, match="no summary score table found"):
         find_table(straighten(_page(img, "other-form")))
+
+
+def test_upside_down_straight_page_is_turned_over_by_the_deal_numbers():
+    # if the quarter-turn guess is wrong by 180 degrees, the unreadable deal numbers make
+    # find_table turn the page over and try once more
+    from ocr.table import turned_over
+
+    page, truth = make_scan(1300, "classic", angle=1.0)
+    truth = {k: q for k, q in truth.items() if k[0]}
+    wrong = turned_over(straighten(page))
+    assert wrong.rotated == 180
+    table = find_table(wrong)
+    assert table.straight.rotated == 0
+    assert table.deal_rows == [str(n) for n in range(1, 31)]
+    for key, quad in truth.items():
+        cx, cy = table.cell(*key).quad.mean(axis=0)
+        assert cv2.pointPolygonTest(quad.astype(np.float32), (float(cx), float(cy)), False) >= 0
