@@ -38,7 +38,7 @@ from scoring.sheet import (
 )
 
 MATCH_DEALS = 30
-FLAG_AT = 0.7  # a mistake at least this probable is flagged ...
+FLAG_AT = 0.5  # a mistake more probable than not is flagged ...
 REVIEW_MISTAKE_AT = 0.1  # ... one between this and FLAG_AT goes to review instead
 REVIEW_BELOW = 0.9  # a number whose chosen value is less probable than this goes to review
 UNREAD_COST = 3.0  # "cannot read" explains nothing: a candidate the arithmetic confirms beats it
