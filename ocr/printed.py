@@ -2,14 +2,15 @@
 
 Tesseract costs a process start and a page layout analysis per call, so all crops
 of a sheet are pasted into one composite image (the header band on top, then the
-deal-number cells in a grid with wide gaps) and every word found is mapped back
-to the crop it came from by its position.
+deal-number cells one per line, so Tesseract cannot run two numbers together) and
+every word found is mapped back to the crop it came from by its position.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
+import cv2
 import numpy as np
 
 from ocr.data import InputError
@@ -65,8 +66,6 @@ def _tight(crop: np.ndarray) -> np.ndarray | None:
 
 
 def _resize(img: np.ndarray, f: float) -> np.ndarray:
-    import cv2
-
     if abs(f - 1.0) < 1e-3:
         return img
     return cv2.resize(img, (max(1, round(img.shape[1] * f)), max(1, round(img.shape[0] * f))),
