@@ -71,10 +71,9 @@ def ink_map(grey: np.ndarray) -> np.ndarray:
         g = cv2.cvtColor(g, cv2.COLOR_BGR2GRAY)
     if g.size == 0:
         return np.zeros((0, 0), np.float32)
-    bg = float(np.percentile(g, 60))
+    dark, bg = (float(v) for v in np.percentile(g, (0.5, 60)))
     mad = float(np.median(np.abs(g - bg)))
     delta = max(45.0, 6.0 * 1.48 * mad)
-    dark = float(np.percentile(g, 0.5))
     if bg - dark < delta:  # no stroke clearly darker than the paper
         return np.zeros_like(g)
     ink = np.clip((bg - g) / max(bg - dark, 1.0), 0, 1)
@@ -116,10 +115,12 @@ def _edge_lines(mask: np.ndarray) -> np.ndarray:
     return lines
 
 
-def _components(ink: np.ndarray, strong: float = 0.35) -> list[tuple[int, int, int, int, int, np.ndarray]]:
-    """Connected ink components as (x, y, w, h, area, mask), rulings residue and specks dropped."""
+def _components(ink: np.ndarray, strong: float = 0.35, lines: bool = True) -> list[tuple[int, int, int, int, int, np.ndarray]]:
+    """Connected ink components as (x, y, w, h, area, mask), rulings residue and specks dropped
+    (``lines=False``: the long edge lines were already removed)."""
     mask = (ink >= strong).astype(np.uint8)
-    mask[_edge_lines(mask) > 0] = 0
+    if lines:
+        mask[_edge_lines(mask) > 0] = 0
     n, labels, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
     H, W = ink.shape
     comps = []
@@ -273,7 +274,7 @@ def segment_number(grey: np.ndarray) -> CellSegments:
     if not comps:
         return CellSegments(blank=True)
     ink = deslant(_keep(ink, comps))
-    comps = _components(ink)
+    comps = _components(ink, lines=False)
     if not comps:
         return CellSegments(blank=True)
     units = _units(comps)
