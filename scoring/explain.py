@@ -18,10 +18,39 @@ SIDE = {"ns": "N/S", "ew": "E/W"}
 MAX_LINES = 3
 
 
-@lru_cache(maxsize=100_000)
-def _explain(ns: int, ew: int, state, last: bool, rules) -> tuple:
-    """The scoring core's explanations, memoised (sheets share most (score, state) pairs)."""
-    return tuple(inverse.explain(ns, ew, state, last, rules))
+@lru_cache(maxsize=4096)
+def _result_groups(vul_ns: bool, vul_ew: bool, key: tuple[int, int], effect) -> tuple:
+    """The results of one inverse part grouped by how they read: (result key, least
+    oddity, first index, ((oddity, index, result, variant, contract), ...) by oddity), in
+    order of first index.  Oddities here leave out the unfinished-rubber part (it is the
+    same for the whole part)."""
+    groups: dict[tuple, list] = {}
+    for idx, r in enumerate(inverse.results_of(vul_ns, vul_ew, key, effect)):
+        words = (None, None) if r.contract is None else (_variant(r), str(r.contract))
+        groups.setdefault(_result_key(r), []).append((_result_oddity(r), idx, r, *words))
+    return tuple((rkey, min(x[0] for x in items), items[0][1], tuple(sorted(items, key=lambda x: x[:2])))
+                 for rkey, items in groups.items())
+
+
+@lru_cache(maxsize=4096)
+def _part_groups(vul_ns: bool, vul_ew: bool, key: tuple[int, int], effect, tail: tuple) -> tuple:
+    """:func:`_result_groups` for a part whose outcome is ``tail`` (game, rubber winner,
+    rubber bonus, unfinished bonus): (group key, least oddity, first index, old-card
+    oddity, items) each."""
+    old_card = 1.5 if any(v % 100 for v in tail[3]) else 0.0  # the 50 part-score bonus
+    return tuple((rkey if rkey == ("pass",) else rkey + tail, least + old_card, first, old_card, items)
+                 for rkey, least, first, items in _result_groups(vul_ns, vul_ew, key, effect))
+
+
+@lru_cache(maxsize=20_000)
+def _pieces(ns: int, ew: int, state, last: bool, rules) -> tuple:
+    """Every explanation of (ns, ew) from ``state``, one piece per inverse part:
+    (after, part index, part, state, groups of :func:`_part_groups`)."""
+    vul = (state.vulnerable("ns"), state.vulnerable("ew"))
+    return tuple(
+        (part.after, p, part, state, _part_groups(*vul, part.key, part.effect, (
+            part.game_made, part.rubber_winner, part.rubber_bonus, tuple(part.unfinished))))
+        for p, part in enumerate(inverse.explain_parts(ns, ew, state, last, rules)))
 
 
 def explain_sheet(sheet, rules=None) -> dict[int, list[dict]]:
@@ -48,9 +77,10 @@ def explain_sheet(sheet, rules=None) -> dict[int, list[dict]]:
         if pair is None or befores[i] is EVERY_STATE:  # right after an unknown: too vague to say
             wanted = None
             continue
-        exps = [e for before in befores[i] for e in _explain(*pair, before, i == last, rules)]
-        good = [e for e in exps if wanted is None or e.after in wanted] or exps
-        wanted = frozenset(e.before for e in good) if good else None
+        pieces = [(b, pc) for b, before in enumerate(befores[i])
+                  for pc in _pieces(*pair, before, i == last, rules)]
+        good = [bp for bp in pieces if wanted is None or bp[1][0] in wanted] or pieces
+        wanted = frozenset(pc[3] for _, pc in good) if good else None
         if good:
             out[rows[i].deal] = summarise(*pair, good)
     return out
@@ -61,105 +91,124 @@ def _pair(row) -> tuple[int, int] | None:
     return (ns, ew) if isinstance(ns, int) and isinstance(ew, int) else None
 
 
-def _oddity(e) -> float:
-    """How unusual a result is (0 = an ordinary contract just made)."""
-    r = e.result
-    old_card = 1.5 if any(v % 100 for v in e.unfinished) else 0.0  # the 50 part-score bonus
+def _result_oddity(r) -> float:
+    """How unusual a result is (0 = an ordinary contract just made), before the
+    unfinished-rubber part."""
     if r.contract is None:
-        return old_card
+        return 0.0
     delta = r.tricks - r.contract.level - 6
     odd = 3.0 * r.contract.doubled + (2.0 if r.honours else 0.0)
-    odd += 1.5 * max(0, delta - 1) + 1.0 * max(0, -delta - 2) + 0.1 * r.contract.level
-    return odd + old_card
+    return odd + 1.5 * max(0, delta - 1) + 1.0 * max(0, -delta - 2) + 0.1 * r.contract.level
 
 
-def _key(e) -> tuple:
-    """Results that read the same to a player: same side, honours, game and bonuses;
-    for a defeated contract also the same undertricks (the contract hardly matters)."""
-    r = e.result
+def _result_key(r) -> tuple:
+    """The part of a group key a result gives: results that read the same to a player have
+    the same side, honours and for a defeated contract the same undertricks (the contract
+    hardly matters); a passed-out deal reads the same whatever the bonuses."""
     if r.contract is None:
         return ("pass",)
     c = r.contract
     made = r.tricks >= c.level + 6
     shape = ("made",) if made else ("down", c.level + 6 - r.tricks, c.doubled)
-    return (r.declarer, shape, r.honours, r.honours_side, e.game_made, e.rubber_winner,
-            e.rubber_bonus, tuple(e.unfinished))
+    return (r.declarer, shape, r.honours, r.honours_side)
 
 
-def _variant(e) -> str:
-    c, r = e.result.contract, e.result
+def _variant(r) -> str:
+    c = r.contract
     delta = r.tricks - c.level - 6
     return f"{c.level}{SUIT[c.strain]}{('', 'x', 'xx')[c.doubled]}" + (f"+{delta}" if delta > 0 else "")
 
 
-def summarise(ns: int, ew: int, exps: list) -> list[dict]:
-    """Group equivalent results and keep the most ordinary few groups."""
+def summarise(ns: int, ew: int, pieces: list) -> list[dict]:
+    """Group equivalent results and keep the most ordinary few groups.
+
+    ``pieces``: (before index, piece of :func:`_pieces`) in the order of the explanations;
+    groups rank by least oddity, then first appearance; results in a group by oddity,
+    then appearance."""
     groups: dict[tuple, list] = {}
-    for e in exps:
-        groups.setdefault(_key(e), []).append((_oddity(e), e))
-    ranked = sorted(groups.values(), key=lambda g: min(odd for odd, _ in g))
-    return [_entry(ns, ew, [e for _, e in sorted(g, key=lambda oe: oe[0])]) for g in ranked[:MAX_LINES]]
+    for b, (_, p, part, state, part_groups) in pieces:
+        for gkey, least, first, old_card, items in part_groups:
+            group = groups.get(gkey)
+            where = (b, p, first)
+            if group is None:
+                groups[gkey] = [least, where, [(b, p, part, state, old_card, items)]]
+            else:
+                if least < group[0]:
+                    group[0] = least
+                if where < group[1]:
+                    group[1] = where
+                group[2].append((b, p, part, state, old_card, items))
+    ranked = sorted(groups.values(), key=lambda g: (g[0], g[1]))[:MAX_LINES]
+    return [_entry(ns, ew, g[2]) for g in ranked]
 
 
-def _what(group: list) -> str:
-    e = group[0]
-    r = e.result
-    if r.contract is None:
+def _entry(ns: int, ew: int, members: list) -> dict:
+    """One group's words and fields from its members (before index, part index, part,
+    state, old-card oddity, items); the most ordinary result first."""
+    # members from states of the same vulnerability share one cached items tuple: only its
+    # first copy (least before and part index) can come first, the others add nothing
+    first: dict[tuple[int, float], tuple] = {}
+    for m in members:
+        copy = (id(m[5]), m[4])
+        if copy not in first or m[:2] < first[copy][:2]:
+            first[copy] = m
+    items = sorted((odd + old_card, b, p, idx, r, part, variant, contract)
+                   for b, p, part, _, old_card, its in first.values()
+                   for odd, idx, r, variant, contract in its)
+    head, part = items[0][4], items[0][5]
+    vuls = {(m[3].vulnerable("ns"), m[3].vulnerable("ew")) for m in members}
+    entry = {
+        "text": _text(ns, ew, head, part, [x[6] for x in items], vuls),
+        "passed": head.contract is None,
+        "vulnerable": sorted(vuls),
+        "game": part.game_made,
+        "rubber_winner": part.rubber_winner,
+        "rubber_bonus": part.rubber_bonus,
+        "unfinished": {"ns": part.unfinished[0], "ew": part.unfinished[1]},
+    }
+    if head.contract is not None:
+        entry.update({
+            "declarer": head.declarer,
+            "made": head.tricks >= head.contract.level + 6,
+            "contracts": list(dict.fromkeys(x[7] for x in items))[:8],
+            "honours": head.honours,
+            "honours_side": head.honours_side,
+        })
+    return entry
+
+
+def _what(head, variants: list) -> str:
+    if head.contract is None:
         return "passed out"
-    who = SIDE[r.declarer]
-    if r.tricks < r.contract.level + 6:
-        down = r.contract.level + 6 - r.tricks
-        dbl = ("", " doubled", " redoubled")[r.contract.doubled]
+    who = SIDE[head.declarer]
+    if head.tricks < head.contract.level + 6:
+        down = head.contract.level + 6 - head.tricks
+        dbl = ("", " doubled", " redoubled")[head.contract.doubled]
         return f"{who}{dbl} down {down}"
-    variants = list(dict.fromkeys(_variant(x) for x in group))
+    variants = list(dict.fromkeys(variants))
     shown = " / ".join(variants[:4]) + (" / …" if len(variants) > 4 else "")
     return f"{shown} by {who} made"
 
 
-def _vulnerability(group: list) -> str:
-    seen = {(e.before.vulnerable("ns"), e.before.vulnerable("ew")) for e in group}
-    if len(seen) != 1:
+def _vulnerability(vuls: set) -> str:
+    if len(vuls) != 1:
         return ""
-    vns, vew = seen.pop()
+    vns, vew = next(iter(vuls))
     return "both vulnerable" if vns and vew else "N/S vulnerable" if vns else \
         "E/W vulnerable" if vew else "nobody vulnerable"
 
 
-def _text(ns: int, ew: int, group: list) -> str:
-    e = group[0]
+def _text(ns: int, ew: int, head, part, variants: list, vuls: set) -> str:
     score = " / ".join(f"{SIDE[s]} {v}" for s, v in (("ns", ns), ("ew", ew)) if v) or "0"
-    text = _what(group)
-    if e.result.honours:
-        text += f", honours {e.result.honours} to {SIDE[e.result.honours_side]}"
-    if e.game_made:
+    text = _what(head, variants)
+    if head.honours:
+        text += f", honours {head.honours} to {SIDE[head.honours_side]}"
+    if part.game_made:
         text += "; game"
-    if e.rubber_winner:
-        lost = 1 if e.rubber_bonus == 500 else 0
-        text += f"; rubber {e.rubber_bonus} to {SIDE[e.rubber_winner]} (2-{lost})"
-    if tuple(e.unfinished) != (0, 0):
-        text += f"; unfinished-rubber bonus {e.unfinished[0]}/{e.unfinished[1]}"
-    vul = _vulnerability(group)
+    if part.rubber_winner:
+        lost = 1 if part.rubber_bonus == 500 else 0
+        text += f"; rubber {part.rubber_bonus} to {SIDE[part.rubber_winner]} (2-{lost})"
+    if tuple(part.unfinished) != (0, 0):
+        text += f"; unfinished-rubber bonus {part.unfinished[0]}/{part.unfinished[1]}"
+    vul = _vulnerability(vuls)
     return f"{score} = {text}" + (f" ({vul})" if vul else "")
-
-
-def _entry(ns: int, ew: int, group: list) -> dict:
-    e = group[0]
-    r = e.result
-    entry = {
-        "text": _text(ns, ew, group),
-        "passed": r.contract is None,
-        "vulnerable": sorted({(x.before.vulnerable("ns"), x.before.vulnerable("ew")) for x in group}),
-        "game": e.game_made,
-        "rubber_winner": e.rubber_winner,
-        "rubber_bonus": e.rubber_bonus,
-        "unfinished": {"ns": e.unfinished[0], "ew": e.unfinished[1]},
-    }
-    if r.contract is not None:
-        entry.update({
-            "declarer": r.declarer,
-            "made": r.tricks >= r.contract.level + 6,
-            "contracts": list(dict.fromkeys(str(x.result.contract) for x in group))[:8],
-            "honours": r.honours,
-            "honours_side": r.honours_side,
-        })
-    return entry

@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import NamedTuple
 
 from scoring.model import (
     ALL_RULES,
@@ -106,8 +107,10 @@ def _table(vul_ns: bool, vul_ew: bool) -> dict[tuple[int, int], dict[Effect, tup
     return {k: {e: tuple(rs) for e, rs in v.items()} for k, v in table.items()}
 
 
-def _offsets(state: PadState, last: bool, rules: frozenset[HouseRules]) -> set[tuple[int, int]]:
-    """Every bonus (N/S, E/W) a deal's totals may include on top of its result."""
+@lru_cache(maxsize=8192)
+def _offsets(state: PadState, last: bool, rules: frozenset[HouseRules]) -> tuple[tuple[int, int], ...]:
+    """Every bonus (N/S, E/W) a deal's totals may include on top of its result (memoised:
+    the key holds the rules, so nothing is shared across house rules)."""
     out = {(0, 0)}
     for side in SIDES:
         if state.games(side):
@@ -115,13 +118,14 @@ def _offsets(state: PadState, last: bool, rules: frozenset[HouseRules]) -> set[t
     if last:
         each = {0} | {v for r in rules for v in (r.partscore_bonus, 300, 300 + r.partscore_bonus)}
         out |= {(a, b) for a in each for b in each}
-    return out
+    return tuple(out)
 
 
+@lru_cache(maxsize=65_536)
 def _outcomes(state: PadState, effect: Effect, offset: tuple[int, int], last: bool,
               rules: frozenset[HouseRules]):
     """(after, winner, bonus, unfinished, rules that fit) when ``effect`` plus the bonuses
-    it implies add exactly ``offset`` to the result's entries; else None."""
+    it implies add exactly ``offset`` to the result's entries; else None (memoised)."""
     after, winner, bonus, _ = advance(state, *effect)
     rubber = Pair.one(winner, bonus) if winner else Pair()
     if not last:
@@ -132,13 +136,59 @@ def _outcomes(state: PadState, effect: Effect, offset: tuple[int, int], last: bo
     return None
 
 
-@lru_cache(maxsize=4096)
+@lru_cache(maxsize=8192)
 def _unfinished_options(state: PadState, rules: frozenset[HouseRules]):
     """The distinct unfinished bonuses for ``state``, each with the rules giving it."""
     by_bonus: dict[Pair, set[HouseRules]] = {}
     for rule in rules:
         by_bonus.setdefault(unfinished_bonus(state, rule), set()).add(rule)
     return tuple((extra, frozenset(fits)) for extra, fits in by_bonus.items())
+
+
+@lru_cache(maxsize=4096)
+def results_of(vul_ns: bool, vul_ew: bool, key: tuple[int, int], effect: Effect) -> tuple[Result, ...]:
+    """The results whose raw entries are ``key`` with pad ``effect`` (a deal passed out among
+    them for (0, 0) and no effect)."""
+    results = _table(vul_ns, vul_ew).get(key, {}).get(effect, ())
+    return results + (Result(None),) if key == (0, 0) and effect == (None, 0) else results
+
+
+class Part(NamedTuple):
+    """Results sharing one pad effect and outcome (``results_of(*vul, key, effect)``)."""
+
+    key: tuple[int, int]
+    effect: Effect
+    after: PadState
+    game_made: bool
+    rubber_winner: str | None
+    rubber_bonus: int
+    unfinished: Pair
+    rules: frozenset[HouseRules]
+
+
+@lru_cache(maxsize=8192)
+def _unfinished_set(state: PadState, rules: frozenset[HouseRules]) -> frozenset[tuple[int, int]]:
+    """The unfinished-rubber bonuses (N/S, E/W) a last deal ending in ``state`` may include
+    under one of ``rules`` (memoised per state and rules)."""
+    return frozenset(tuple(extra) for extra, _ in _unfinished_options(state, rules))
+
+
+def explain_parts(ns: int, ew: int, state: PadState, last: bool,
+                  rules: frozenset[HouseRules]) -> list[Part]:
+    """:func:`explain` with the results left in their shared groups, in the same order."""
+    table = _table(state.vulnerable("ns"), state.vulnerable("ew"))
+    parts: list[Part] = []
+    for offset in _offsets(state, last, rules):
+        key = (ns - offset[0], ew - offset[1])
+        effects = list(table.get(key, {}))
+        if key == (0, 0) and (None, 0) not in effects:
+            effects.append((None, 0))
+        for effect in effects:
+            out = _outcomes(state, effect, offset, last, rules)
+            if out is not None:
+                game = effect[0] is not None and state.legs(effect[0]) + effect[1] >= 100
+                parts.append(Part(key, effect, out[0], game, *out[1:]))
+    return parts
 
 
 def explain(ns: int, ew: int, state: PadState = FRESH, last: bool = False,
@@ -150,21 +200,10 @@ def explain(ns: int, ew: int, state: PadState = FRESH, last: bool = False,
     A passed-out deal explains (0, 0) (plus any unfinished bonus).
     """
     rules = _rules_set(rules)
-    table = _table(state.vulnerable("ns"), state.vulnerable("ew"))
-    found: list[Explanation] = []
-    for offset in _offsets(state, last, rules):
-        key = (ns - offset[0], ew - offset[1])
-        effects = dict(table.get(key, {}))
-        if key == (0, 0):
-            effects[(None, 0)] = effects.get((None, 0), ()) + (Result(None),)
-        for effect, results in effects.items():
-            out = _outcomes(state, effect, offset, last, rules)
-            if out is None:
-                continue
-            after, winner, bonus, extra, fits = out
-            game = effect[0] is not None and state.legs(effect[0]) + effect[1] >= 100
-            found += [Explanation(r, state, after, game, winner, bonus, extra, fits) for r in results]
-    return found
+    vul = (state.vulnerable("ns"), state.vulnerable("ew"))
+    return [Explanation(r, state, p.after, p.game_made, p.rubber_winner, p.rubber_bonus,
+                        p.unfinished, p.rules)
+            for p in explain_parts(ns, ew, state, last, rules) for r in results_of(*vul, p.key, p.effect)]
 
 
 @lru_cache(maxsize=4)
@@ -227,7 +266,6 @@ def step(states: Iterable[PadState], ns: int, ew: int, last: bool = False,
             _next_states(state, ns, ew, reached)
         return frozenset(reached)
     rules = _rules_set(rules)
-    bonuses: dict[PadState, set[tuple[int, int]]] = {}  # after -> possible unfinished bonuses
     for state in states:
         gn, ge, ln, le = state
         table = _effects(gn > 0, ge > 0)
@@ -253,9 +291,7 @@ def step(states: Iterable[PadState], ns: int, ew: int, last: bool = False,
                     continue
                 else:
                     after = PadState(gn, 1, 0, 0)
-                if after not in bonuses:
-                    bonuses[after] = {tuple(unfinished_bonus(after, r)) for r in rules}
-                if offset in bonuses[after]:
+                if offset in _unfinished_set(after, rules):
                     reached.add(after)
     return frozenset(reached)
 
