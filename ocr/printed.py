@@ -106,10 +106,13 @@ def _compose(header: np.ndarray | None, crops: list[np.ndarray | None], f: float
 def _ocr_words(img: np.ndarray) -> list[tuple[str, float, float]]:
     """Words Tesseract finds in ``img``: (text, x centre, y centre)."""
     import pytesseract
+    from PIL import Image
 
     config = f"--psm 6 -c tessedit_do_invert=0 -c tessedit_char_whitelist={WHITELIST}"
+    picture = Image.fromarray(img)
+    picture.format = "BMP"  # handed over uncompressed: PNG encoding cost more than it saved
     try:
-        data = pytesseract.image_to_data(img, config=config, output_type=pytesseract.Output.DICT)
+        data = pytesseract.image_to_data(picture, config=config, output_type=pytesseract.Output.DICT)
     except pytesseract.TesseractNotFoundError:
         raise InputError("the Tesseract OCR program is not installed (apt install tesseract-ocr)") from None
     except (pytesseract.TesseractError, OSError, RuntimeError) as exc:
