@@ -11,7 +11,9 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ocr.data import InputError, Table
+import numpy as np
+
+from ocr.data import InputError, Page, Table
 from scoring.sheet import SheetReading
 
 
@@ -27,6 +29,16 @@ class PageOutcome:
     @property
     def ok(self) -> bool:
         return self.error is None
+
+
+def is_blank(page: Page, ink_fraction: float = 0.0005) -> bool:
+    """True when a page carries (almost) no ink: e.g. the blank back of a scanned sheet."""
+    image = page.image
+    grey = image if image.ndim == 2 else image.mean(axis=2)
+    step = max(1, max(grey.shape) // 800)  # a coarse look is enough
+    small = np.asarray(grey[::step, ::step], dtype=np.float32)
+    paper = float(np.percentile(small, 90))
+    return float(np.mean(small < paper - 60)) < ink_fraction
 
 
 def read_file(path: str | Path, data: bytes | None = None, name: str | None = None) -> Iterator[PageOutcome]:
@@ -47,6 +59,9 @@ def read_file(path: str | Path, data: bytes | None = None, name: str | None = No
     for page in pages:
         outcome = PageOutcome(source=source, page=page.index)
         try:
+            if is_blank(page):
+                raise InputError(f"{source}" + (f" page {page.index + 1}" if len(pages) > 1 else "")
+                                 + ": blank page (nothing printed or written on it)")
             t0 = time.perf_counter()
             straight = straighten(page)
             t1 = time.perf_counter()

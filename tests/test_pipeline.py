@@ -1,0 +1,36 @@
+"""ocr.pipeline: one outcome per page, errors per page, blank pages named as such."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from ocr.data import Page
+from ocr.pipeline import is_blank, read_file
+from samples.generate import render_sheet
+
+SCANS = Path(__file__).resolve().parent.parent / "samples" / "scans"
+
+
+def test_blank_back_page_of_a_tiff_is_named_and_the_front_is_read():
+    outcomes = list(read_file(SCANS / "07-classic-fax-strokes-tiff.tiff"))
+    assert [o.page for o in outcomes] == [0, 1]
+    assert outcomes[0].ok and len(outcomes[0].reading.rows) == 30
+    assert not outcomes[1].ok and "page 2: blank page" in outcomes[1].error
+
+
+def test_blank_png_gets_a_clear_error(tmp_path):
+    noise = np.random.default_rng(1).normal(245, 4, (1400, 1000)).clip(0, 255)
+    path = tmp_path / "blank.png"
+    cv2.imwrite(str(path), noise.astype(np.uint8))
+    (outcome,) = read_file(path)
+    assert outcome.error == f"{path}: blank page (nothing printed or written on it)"
+
+
+@pytest.mark.parametrize("scan", ["clean", "skewed", "photo", "fax"])
+def test_filled_sheets_are_not_blank(scan):
+    image, _ = render_sheet(7100 + len(scan), scan=scan)
+    assert not is_blank(Page(source="x", index=0, image=image))
