@@ -63,17 +63,17 @@ def _conv3x3_relu(x: np.ndarray, w: np.ndarray, b: np.ndarray) -> np.ndarray:
     xp = np.pad(x, ((0, 0), (1, 1), (1, 1), (0, 0)))
     cols = np.concatenate([xp[:, dy : dy + h, dx : dx + wd, :] for dy in range(3) for dx in range(3)], axis=3)
     wm = w.transpose(2, 3, 1, 0).reshape(9 * c, -1)  # (dy, dx, c) rows, matching cols
-    out = cols.reshape(bsz * h * wd, 9 * c) @ wm + b
+    out = cols.reshape(bsz * h * wd, 9 * c) @ wm
+    out += b
     np.maximum(out, 0, out=out)
     return out.reshape(bsz, h, wd, -1)
 
 
 def _maxpool2(x: np.ndarray) -> np.ndarray:
     """2x2 max-pool, channels last, odd edges dropped (as torch's MaxPool2d(2))."""
-    bsz, h, w, c = x.shape
-    h2, w2 = h // 2, w // 2
-    x = x[:, : h2 * 2, : w2 * 2, :].reshape(bsz, h2, 2, w2, 2, c)
-    return x.max(axis=(2, 4))
+    h2, w2 = x.shape[1] // 2 * 2, x.shape[2] // 2 * 2
+    top = np.maximum(x[:, 0:h2:2, 0:w2:2], x[:, 0:h2:2, 1:w2:2])
+    return np.maximum(top, np.maximum(x[:, 1:h2:2, 0:w2:2], x[:, 1:h2:2, 1:w2:2]), out=top)
 
 
 @dataclass(frozen=True)

@@ -31,7 +31,7 @@ N_BEST = 5
 BEAM = 24
 NUMBER_SYMBOLS = tuple(range(10)) + (DASH,)  # class indices a number cell may contain
 BLANK_PROB = 0.995
-NOT_TENS_PRIOR = 0.2  # soft prior: scores are multiples of 10
+NOT_TENS_PRIOR = 0.01  # scores are multiples of 10 (soft: a misread last digit still counts)
 LEADING_ZERO_PRIOR = 0.05
 MIN_CANDIDATE = 0.005
 STRAY_DASH_PRIOR = 0.3  # a flat mark beside digits read as a dash and ignored
@@ -125,11 +125,17 @@ class GlyphBatch:
         self.glyphs: list[np.ndarray] = []
         self.masks: list[np.ndarray] = []
         self._probs: list[np.ndarray] = []
+        self._seen: dict[bytes, int] = {}  # identical pieces (shared by several cuts) are scored once
 
     def add(self, ink: np.ndarray, allowed: np.ndarray | None = None) -> int:
-        self.glyphs.append(normalize(ink))
-        self.masks.append(np.ones(len(CLASSES), bool) if allowed is None else allowed)
-        return len(self.glyphs) - 1
+        glyph = normalize(ink)
+        mask = np.ones(len(CLASSES), bool) if allowed is None else allowed
+        key = glyph.tobytes() + mask.tobytes()
+        if key not in self._seen:
+            self._seen[key] = len(self.glyphs)
+            self.glyphs.append(glyph)
+            self.masks.append(mask)
+        return self._seen[key]
 
     def classify(self, model: GlyphModel, chunk: int = 256) -> np.ndarray:
         """Class probabilities of every glyph added so far (only new ones are computed);

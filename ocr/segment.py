@@ -19,6 +19,8 @@ import numpy as np
 
 MAX_DIGITS = 5
 SKIP_PRIOR = 0.2  # prior of reading a small unit as nothing at all
+SPLIT_PRIOR = 0.5  # prior of cutting a unit into touching digits (times the cut's own)
+MIN_DIGIT_RATIO = 0.35  # narrowest width / line height of a digit in a touching group
 
 
 @dataclass
@@ -47,7 +49,7 @@ def add_splits(edge: Edge, line_height: float) -> list[Option]:
     for cuts, prior in _cuts(img, edge.splits, line_height):
         pieces = _split(img, cuts)
         if pieces:
-            new.append(Option(pieces, 0.5 * prior))
+            new.append(Option(pieces, SPLIT_PRIOR * prior))
     edge.options.extend(new)
     edge.splits = []
     return new
@@ -289,7 +291,7 @@ def segment_number(grey: np.ndarray) -> CellSegments:
         w = img.shape[1]
         ratio = w / line_h
         # k digits of 0.35-1.2 x the line height (cuts are only tried for doubtful units)
-        ks = [k for k in range(2, MAX_DIGITS + 1) if 0.35 * k + 0.1 <= ratio <= 1.2 * k + 0.3]
+        ks = [k for k in range(2, MAX_DIGITS + 1) if MIN_DIGIT_RATIO * k + 0.1 <= ratio <= 1.2 * k + 0.3]
         if img.shape[0] < 0.6 * line_h or _flat(img.shape, ink.shape[0]):
             ks = []  # a dash or a stray stroke, not touching digits
         options = [Option([img], 1.0)]
