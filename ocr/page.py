@@ -38,7 +38,7 @@ def _straighten(page: Page) -> StraightPage:
     # the final warp (which then never shrinks by more than MID_LONG / WORK_LONG)
     mid = _shrink(img, MID_LONG)
     s_small = ANALYSIS_LONG / max(h0, w0)
-    grey_small = cv2.resize(cv2.cvtColor(mid, cv2.COLOR_BGR2GRAY),
+    grey_small = cv2.resize(_shrink(cv2.cvtColor(mid, cv2.COLOR_BGR2GRAY), 2 * ANALYSIS_LONG),
                             (round(w0 * s_small), round(h0 * s_small)), interpolation=cv2.INTER_AREA)
 
     # 1. the paper's outline (photos); otherwise the whole image is the sheet
