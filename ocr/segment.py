@@ -21,6 +21,8 @@ MAX_DIGITS = 5
 SKIP_PRIOR = 0.2  # prior of reading a small unit as nothing at all
 SPLIT_PRIOR = 0.5  # prior of cutting a unit into touching digits (times the cut's own)
 MIN_DIGIT_RATIO = 0.35  # narrowest width / line height of a digit in a touching group
+CUTS_PER_K = 5  # cut hypotheses kept per digit count
+MIN_PIECE = 0.15  # narrowest piece a cut may leave, x line height
 
 
 @dataclass
@@ -217,7 +219,7 @@ def _crossings(img: np.ndarray, xs: np.ndarray) -> int:
     return int(np.count_nonzero(on[1:] & ~on[:-1]) + on[0])
 
 
-def _cuts(img: np.ndarray, ks: list[int], line_h: float, n_best: int = 3) -> list[tuple[list[np.ndarray], float]]:
+def _cuts(img: np.ndarray, ks: list[int], line_h: float) -> list[tuple[list[np.ndarray], float]]:
     """Ways to cut ``img`` into k glyphs for each k in ``ks``: (cut paths, prior).
 
     Starting columns are vertical-projection minima and even spacings; from each, a
@@ -243,10 +245,10 @@ def _cuts(img: np.ndarray, ks: list[int], line_h: float, n_best: int = 3) -> lis
         for combo in combinations(sorted(paths), k - 1):
             edges = [0, *combo, w]
             widths = [b - a for a, b in zip(edges[:-1], edges[1:], strict=True)]
-            if min(widths) >= 0.15 * line_h and max(widths) <= 1.4 * line_h:
+            if min(widths) >= MIN_PIECE * line_h and max(widths) <= 1.4 * line_h:
                 ranked.append((sum(paths[c][1] for c in combo), list(combo)))
         ranked.sort(key=lambda t: t[0])
-        for _, combo in ranked[:n_best]:
+        for _, combo in ranked[: CUTS_PER_K]:
             prior = 1.0
             for c in combo:
                 runs = paths[c][2]
