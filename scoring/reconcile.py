@@ -284,6 +284,8 @@ def _pair_side(m: Mistake, best: Hypothesis, checker: DealChecker, deals: list[i
     if i is None or not best.cells[i] or best.pads[i] is None:
         return m
     ns, ew = best.cells[i]["ns"][0], best.cells[i]["ew"][0]
+    if ns is None or ew is None:
+        return m
     survives = {}
     for side, pair in (("ns", (0, ew)), ("ew", (ns, 0))):  # side = the one assumed wrong
         states = checker.step(best.pads[i], *pair, False)
