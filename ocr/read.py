@@ -30,7 +30,14 @@ from scoring.sheet import Candidate, CellReading, RowReading, SheetReading
 N_BEST = 5
 BEAM = 24
 NUMBER_SYMBOLS = tuple(range(10)) + (DASH,)  # class indices a number cell may contain
+_SYMBOL_IDX = np.array(NUMBER_SYMBOLS)
+_SYMBOL_CHARS = tuple(CLASSES[s] for s in NUMBER_SYMBOLS)
 BLANK_PROB = 0.995
+# A sheet whose number cells are mostly blank was probably cut in the wrong place (a misfound
+# table): its blank cells are then only this sure.  Real sheets leave ~25 % blank (the side
+# that did not score); 30 generated sheets: at most 29 %, the misfound ones 50-92 %.
+BLANK_SHEET_SHARE = 0.45
+SUSPECT_BLANK_PROB = 0.5
 NOT_TENS_PRIOR = 0.01  # scores are multiples of 10 (soft: a misread last digit still counts)
 LEADING_ZERO_PRIOR = 0.05
 MIN_CANDIDATE = 0.005
@@ -63,8 +70,9 @@ def read_table(table: Table, model: GlyphModel | None = None) -> SheetReading:
     probs = batch.classify(model)
 
     readings: dict[int, CellReading] = {}
+    blank_prob = BLANK_PROB if _blank_share(table, number_segs) <= BLANK_SHEET_SHARE else SUSPECT_BLANK_PROB
     for ci, (seg, ids) in number_segs.items():
-        readings[ci] = _number_reading(seg, ids, probs)
+        readings[ci] = _number_reading(seg, ids, probs, blank_prob)
     for ci, gi in letter_glyph.items():
         readings[ci] = _letter_reading(None if gi is None else probs[gi])
     for ci, r in readings.items():
@@ -95,6 +103,18 @@ def read_table(table: Table, model: GlyphModel | None = None) -> SheetReading:
         winners_hint=winners_hint(winners_text, names),
         meta={"layout": table.layout, "glyphs": len(batch.glyphs), "read_cells_s": t1 - t0, "read_text_s": t2 - t1},
     )
+
+
+def _blank_share(table: Table, number_segs: dict[int, tuple[CellSegments, list]]) -> float:
+    """Share of blank number cells in the deal rows up to the last one with writing (a sheet
+    that ends early leaves its later rows blank; only gaps before that count)."""
+    order = {row: i for i, row in enumerate(table.deal_rows)}
+    rows = {ci: order.get(table.cells[ci].row) for ci in number_segs}
+    written = [r for ci, r in rows.items() if r is not None and not number_segs[ci][0].blank]
+    if not written:
+        return 0.0
+    inner = [ci for ci, r in rows.items() if r is not None and r <= max(written)]
+    return sum(number_segs[ci][0].blank for ci in inner) / len(inner)
 
 
 SURE_GLYPH = 0.9  # a unit read as one digit at least this surely is not tried as touching digits
@@ -172,17 +192,16 @@ def _option_strings(glyph_ids: list[int], probs: np.ndarray) -> tuple[dict[str, 
     beam: dict[str, float] = {"": 1.0}
     plaus = 1.0
     for gi in glyph_ids:
-        p = probs[gi]
-        number_mass = float(sum(p[s] for s in NUMBER_SYMBOLS))
-        z = max(number_mass + float(p[REJECT]), 1e-12)
-        p = p / z  # letters cannot occur in a number cell
+        sym = probs[gi, _SYMBOL_IDX]
+        number_mass = float(sym.sum())
+        z = max(number_mass + float(probs[gi, REJECT]), 1e-12)  # letters cannot occur in a number cell
         plaus *= number_mass / z
-        top = sorted(NUMBER_SYMBOLS, key=lambda s: -p[s])[:4]
+        top = [(_SYMBOL_CHARS[i], float(sym[i]) / z) for i in np.argsort(-sym, kind="stable")[:4]]
         nxt: dict[str, float] = {}
         for prefix, q in beam.items():
-            for s in top:
-                key = prefix + CLASSES[s]
-                nxt[key] = nxt.get(key, 0.0) + q * float(p[s])
+            for ch, r in top:
+                key = prefix + ch
+                nxt[key] = nxt.get(key, 0.0) + q * r
         beam = dict(sorted(nxt.items(), key=lambda kv: -kv[1])[:BEAM])
     return beam, plaus
 
@@ -250,9 +269,9 @@ def _string_value(s: str) -> int | None:
     return None
 
 
-def _number_reading(seg: CellSegments, ids, probs: np.ndarray) -> CellReading:
+def _number_reading(seg: CellSegments, ids, probs: np.ndarray, blank_prob: float = BLANK_PROB) -> CellReading:
     if seg.blank:
-        return CellReading(candidates=[(0, BLANK_PROB), (None, 1 - BLANK_PROB)], blank=True)
+        return CellReading(candidates=[(0, blank_prob), (None, 1 - blank_prob)], blank=True)
     return CellReading(candidates=decode_number(seg, ids, probs))
 
 

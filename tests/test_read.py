@@ -140,3 +140,31 @@ def test_empty_and_odd_cells_do_not_crash():
     assert row["ew"].blank and row["ew"].best == 0
     for cell in row.values():
         assert all(p >= 0 for _, p in cell.candidates)
+
+
+def _table(rows: list[str], written: set[str]) -> Table:
+    """Deal rows with four number cells each; rows in ``written`` carry a typed 120."""
+    import cv2
+
+    bgr = np.full((50, 50, 3), 255, np.uint8)
+    straight = StraightPage(page=Page("blanks", 0, bgr), image=bgr, to_original=np.eye(3))
+    quad = np.zeros((4, 2), np.float32)
+    cells = []
+    for row in rows:
+        for key in NUMBER_COLUMNS:
+            img = np.full((40, 120), 255, np.uint8)
+            if row in written:
+                cv2.putText(img, "120", (20, 30), cv2.FONT_HERSHEY_SIMPLEX, 0.9, 0, 2)
+            cells.append(CellImage(key, row, img, quad))
+    return Table(straight=straight, cells=cells)
+
+
+def test_blank_cells_doubted_only_when_gaps_are_many():
+    rows = [str(i) for i in range(1, 11)]
+    short = read_table(_table(rows, set(rows[:4])))  # a rubber that ended early: later rows blank
+    gappy = read_table(_table(rows, {"1", "5", "10"}))  # most cells between written ones blank
+    assert short.rows[0].cells["ns"].best == 120
+    assert short.rows[9].cells["ns"].blank and short.rows[9].cells["ns"].confidence > 0.99
+    blank = gappy.rows[1].cells["ns"]
+    assert blank.blank and blank.best == 0 and 0.3 < blank.confidence < 0.9
+    assert dict(blank.candidates)[None] > 0.1
