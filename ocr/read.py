@@ -151,10 +151,18 @@ class GlyphBatch:
         self.masks: list[np.ndarray] = []
         self._probs: list[np.ndarray] = []
         self._seen: dict[bytes, int] = {}  # identical pieces (shared by several cuts) are scored once
+        self._raw: dict[bytes, int] = {}  # ... and normalised once
 
     def add(self, ink: np.ndarray, allowed: np.ndarray | None = None) -> int:
-        glyph = normalize(ink)
+        ink = np.ascontiguousarray(ink, np.float32)
         mask = np.ones(len(CLASSES), bool) if allowed is None else allowed
+        raw = np.int32(ink.shape).tobytes() + ink.tobytes() + mask.tobytes()
+        if raw not in self._raw:
+            self._raw[raw] = self._add(ink, mask, allowed)
+        return self._raw[raw]
+
+    def _add(self, ink: np.ndarray, mask: np.ndarray, allowed: np.ndarray | None) -> int:
+        glyph = normalize(ink)
         h, w = ink.shape[:2]
         if w < NARROW_GLYPH * h:  # as narrow as a 1: other digits are unlikely
             mask = mask * np.where(np.arange(len(CLASSES)) < 10, NARROW_NOT_ONE, 1.0)
