@@ -40,6 +40,8 @@ from scoring.sheet import (
 MATCH_DEALS = 30
 FLAG_AT = 0.5  # a mistake more probable than not is flagged ...
 REVIEW_MISTAKE_AT = 0.1  # ... one between this and FLAG_AT goes to review instead
+SURE_READING = 0.95  # a flag rests only on cells the reader is at least this sure of
+SURE_BLANK = 0.9  # ... and an empty row is a missing deal only when its blanks are this sure
 REVIEW_BELOW = 0.9  # a number whose chosen value is less probable than this goes to review
 UNREAD_COST = 3.0  # "cannot read" explains nothing: a candidate the arithmetic confirms beats it
 SIDE_NAMES = {"ns": "N/S", "ew": "E/W"}
@@ -75,9 +77,9 @@ def reconcile(reading: SheetReading, rules=None, checker: DealChecker | None = N
     last_deal = rows[-1].deal if rows else None
     if best is not None:
         best.mistakes = [_pair_side(m, best, checker, [r.deal for r in rows]) for m in best.mistakes]
-        _mistake_flags(hyps, last_deal, flags, review)
+        _mistake_flags(hyps, last_deal, flags, review, _sure_check(rows, best))
     _dealer_flags(rows, empty, out_rows, flags, review)
-    _missing_flags(rows, empty, flags)
+    _missing_flags(rows, empty, flags, review)
     totals_out, final = _totals(best, out_rows)
     _total_review(best, reading.total, review)
     winners = reading.winners_hint if reading.winners_hint in ("ns", "ew") else None
@@ -255,7 +257,46 @@ def _one_per_cell(review: list[ReviewItem]) -> list[ReviewItem]:
 
 
 # ----------------------------------------------------------------------------- flags
-def _mistake_flags(hyps: list[Hypothesis], last_deal, flags, review) -> None:
+def _reader_p(cell: CellReading | None, value) -> float:
+    """The probability the reader itself gave to ``value`` in ``cell``."""
+    if cell is None:
+        return 0.0
+    if not cell.candidates:
+        return 1.0 if cell.blank and value == 0 else 0.0
+    return sum(float(p) for v, p in cell.candidates if _as_int(v) == value)
+
+
+def _sure_check(rows: list[RowReading], best: Hypothesis):
+    """A test: are the cells a mistake rests on read surely (by the reader, not by the sums)?
+
+    A players' mistake is only flagged when the numbers it is made of are clearly written;
+    the same inconsistency built on an unsure reading is a doubt, and goes to review.
+    """
+    index = {r.deal: i for i, r in enumerate(rows)}
+
+    def involved(m: Mistake) -> list[str]:
+        if m.kind == "cumulative":
+            return [m.column, m.side]
+        if m.kind == "score":
+            return ["ns", "ew"] if m.expected == 0 else [m.column or m.side or "ns"]
+        return []
+
+    def sure(m: Mistake) -> bool:
+        i = index.get(m.deal)
+        if i is None or i >= len(best.cells) or not best.cells[i]:
+            return True
+        for col in involved(m):
+            choice = best.cells[i].get(col)
+            if choice is None:
+                continue
+            if choice[0] is None or _reader_p(rows[i].cells.get(col), choice[0]) < SURE_READING:
+                return False
+        return True
+
+    return sure
+
+
+def _mistake_flags(hyps: list[Hypothesis], last_deal, flags, review, sure=lambda m: True) -> None:
     mass: dict[tuple, float] = defaultdict(float)
     for h in hyps:
         for key in {m.key for m in h.mistakes}:
@@ -267,7 +308,7 @@ def _mistake_flags(hyps: list[Hypothesis], last_deal, flags, review) -> None:
         seen.add(m.key)
         deal = last_deal if m.kind == "total" else m.deal
         p = mass[m.key]
-        if p >= FLAG_AT and m in hyps[0].mistakes:
+        if p >= FLAG_AT and m in hyps[0].mistakes and sure(m):
             flags.append(Flag(m.kind, _message(m, deal), deal=deal, side=m.side, column=m.column,
                               written=m.written, expected=m.expected))
         elif p >= REVIEW_MISTAKE_AT:
@@ -368,9 +409,14 @@ def _dealer_flags(rows, empty, out_rows, flags, review) -> None:
                           deal=rows[i].deal, column="dealer", written=m.written, expected=m.expected))
 
 
-def _missing_flags(rows, empty, flags) -> None:
+def _missing_flags(rows, empty, flags, review) -> None:
     for i, row in enumerate(rows):
-        if empty[i]:
+        if empty[i] and not all(_reader_p(row.cells.get(c), 0) >= SURE_BLANK
+                                for c in NUMBER_COLUMNS if row.cells.get(c) is not None):
+            review.append(ReviewItem(row.deal, "ns", [],
+                                     "the row reads as empty, but the reading is unsure: a missing "
+                                     "deal, or writing the reader did not see"))
+        elif empty[i]:
             flags.append(Flag("missing_deal", f"deal {row.deal}: the row is empty — a deal is missing "
                               "(a passed-out deal still counts and is written as a dash)",
                               deal=row.deal, written=None, expected=row.deal))
