@@ -129,8 +129,10 @@ def _plant_unexplainable(w: Written, rng: random.Random) -> bool:
 class Noise:
     """How the synthetic reader errs (per number cell)."""
 
-    p_low: float = 0.6  # probability of the right value is uniform in [p_low, p_high]
+    p_low: float = 0.6  # probability of the right value is uniform in [p_low, p_high] ...
     p_high: float = 0.99
+    sure_share: float = 0.7  # ... except this share of written cells, read surely: [sure_low, p_high]
+    sure_low: float = 0.95  # (as the real reader: 71 % of number cells at 0.95-0.99, RESULTS-read.md)
     swap: float = 0.04  # the top candidate is a confusion, the right value second
     absent: float = 0.004  # the right value is not among the candidates ...
     absent_residual: float = 0.15  # ... and the reader knows it is unsure
@@ -162,8 +164,10 @@ def confusions(value: int, rng: random.Random) -> list[int]:
 def noisy_cell(value: int, rng: random.Random, noise: Noise) -> CellReading:
     """N-best candidates for a cell whose written value is ``value`` (0 = blank)."""
     blank = value == 0
-    p = min(rng.uniform(noise.blank_low if blank else noise.p_low, noise.p_high),
-            1.0 - noise.residual - 0.005)
+    low = noise.blank_low if blank else noise.p_low
+    if not blank and rng.random() < noise.sure_share:
+        low = noise.sure_low
+    p = min(rng.uniform(low, noise.p_high), 1.0 - noise.residual - 0.005)
     alts = confusions(value, rng)[:3] if not blank else [rng.choice((10, 70, 100))]
     rest = 1.0 - p - noise.residual
     alt_ps = [rest * f for f in (0.7, 0.2, 0.1)][:len(alts)]
