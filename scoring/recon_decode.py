@@ -71,6 +71,10 @@ class CellModel:
         self.values = {o.value for o in self.options}
         self.choices = [(o.value, o.cost, "read" if o.value is not None else "none") for o in self.options]
 
+    def p(self, value: int) -> float:
+        """The reader's own probability of a number ``value`` (0 = blank), as modelled here."""
+        return sum(math.exp(-o.cost) for o in self.options if o.value == value)
+
 
 @dataclass
 class DealInput:

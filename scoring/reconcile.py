@@ -77,9 +77,9 @@ def reconcile(reading: SheetReading, rules=None, checker: DealChecker | None = N
     last_deal = rows[-1].deal if rows else None
     if best is not None:
         best.mistakes = [_pair_side(m, best, checker, [r.deal for r in rows]) for m in best.mistakes]
-        _mistake_flags(hyps, last_deal, flags, review, _sure_check(rows, best))
+        _mistake_flags(hyps, last_deal, flags, review, _sure_check(deals, best))
     _dealer_flags(rows, empty, out_rows, flags, review)
-    _missing_flags(rows, empty, flags, review)
+    _missing_flags(rows, deals, empty, flags, review)
     totals_out, final = _totals(best, out_rows)
     _total_review(best, reading.total, review)
     winners = reading.winners_hint if reading.winners_hint in ("ns", "ew") else None
@@ -257,22 +257,13 @@ def _one_per_cell(review: list[ReviewItem]) -> list[ReviewItem]:
 
 
 # ----------------------------------------------------------------------------- flags
-def _reader_p(cell: CellReading | None, value) -> float:
-    """The probability the reader itself gave to ``value`` in ``cell``."""
-    if cell is None:
-        return 0.0
-    if not cell.candidates:
-        return 1.0 if cell.blank and value == 0 else 0.0
-    return sum(float(p) for v, p in cell.candidates if _as_int(v) == value)
-
-
-def _sure_check(rows: list[RowReading], best: Hypothesis):
+def _sure_check(deals: list[DealInput], best: Hypothesis):
     """A test: are the cells a mistake rests on read surely (by the reader, not by the sums)?
 
     A players' mistake is only flagged when the numbers it is made of are clearly written;
     the same inconsistency built on an unsure reading is a doubt, and goes to review.
     """
-    index = {r.deal: i for i, r in enumerate(rows)}
+    index = {d.deal: i for i, d in enumerate(deals)}
 
     def involved(m: Mistake) -> list[str]:
         if m.kind == "cumulative":
@@ -289,7 +280,7 @@ def _sure_check(rows: list[RowReading], best: Hypothesis):
             choice = best.cells[i].get(col)
             if choice is None:
                 continue
-            if choice[0] is None or _reader_p(rows[i].cells.get(col), choice[0]) < SURE_READING:
+            if choice[0] is None or deals[i].cells[col].p(choice[0]) < SURE_READING:
                 return False
         return True
 
@@ -409,10 +400,10 @@ def _dealer_flags(rows, empty, out_rows, flags, review) -> None:
                           deal=rows[i].deal, column="dealer", written=m.written, expected=m.expected))
 
 
-def _missing_flags(rows, empty, flags, review) -> None:
+def _missing_flags(rows, deals, empty, flags, review) -> None:
     for i, row in enumerate(rows):
-        if empty[i] and not all(_reader_p(row.cells.get(c), 0) >= SURE_BLANK
-                                for c in NUMBER_COLUMNS if row.cells.get(c) is not None):
+        if empty[i] and not all(cell.p(0) >= SURE_BLANK for cell in deals[i].cells.values()
+                                if cell.present):
             review.append(ReviewItem(row.deal, "ns", [],
                                      "the row reads as empty, but the reading is unsure: a missing "
                                      "deal, or writing the reader did not see"))
