@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from ocr.data import InputError
+from ocr import tess
 
 PER_LINE = 1  # deal-number crops per composite line (one: Tesseract cannot merge them)
 TARGET_H = 22  # printed digit height (px) Tesseract reads best at, roughly
@@ -105,22 +105,4 @@ def _compose(header: np.ndarray | None, crops: list[np.ndarray | None], f: float
 
 def _ocr_words(img: np.ndarray) -> list[tuple[str, float, float]]:
     """Words Tesseract finds in ``img``: (text, x centre, y centre)."""
-    import pytesseract
-    from PIL import Image
-
-    config = f"--psm 6 -c tessedit_do_invert=0 -c tessedit_char_whitelist={WHITELIST}"
-    picture = Image.fromarray(img)
-    picture.format = "BMP"  # handed over uncompressed: PNG encoding cost more than it saved
-    try:
-        data = pytesseract.image_to_data(picture, config=config, output_type=pytesseract.Output.DICT)
-    except pytesseract.TesseractNotFoundError:
-        raise InputError("the Tesseract OCR program is not installed (apt install tesseract-ocr)") from None
-    except (pytesseract.TesseractError, OSError, RuntimeError) as exc:
-        raise InputError(f"Tesseract failed on this page ({exc})") from None
-    out = []
-    cols = (data["text"], data["left"], data["top"], data["width"], data["height"])
-    for text, left, top, w, h in zip(*cols, strict=True):
-        t = text.strip()
-        if t:
-            out.append((t, left + w / 2, top + h / 2))
-    return out
+    return [(w.text, w.cx, w.cy) for w in tess.words(img, psm=6, whitelist=WHITELIST)]
