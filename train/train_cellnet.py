@@ -1,0 +1,231 @@
+"""Train the whole-cell CTC recogniser and export it to ocr/models/cellnet.npz.
+
+Run in the training venv (or `make model`):
+
+    .venv-train/bin/python train/make_cells.py --out train/_data/cells.npz      # the data recipe
+    .venv-train/bin/python train/train_cellnet.py --data train/_data/cells.npz
+
+Data: cells cut by the product's own pipeline from generated training sheets (see
+train/make_cells.py; the MNIST hand uses only the training part of the MNIST subset).  One sheet
+in ten (by seed) is the validation split.  Augmentation on the fly: horizontal stretch,
+shift, stroke thickening/thinning, contrast, noise.  Loss: CTC.  Probabilities are calibrated by
+a temperature fitted on the validation split (the CTC loss of the true string is exactly the
+-log probability the reader gives it).  BatchNorm is folded into the convolutions on export, so
+ocr/cellnet.py runs the network with NumPy alone.  Everything is seeded.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from ocr.cellnet import ALPHABET, HEIGHT, WIDTH, CellNet, ctc_nbest  # noqa: E402
+
+CONVS = ((1, 16, (2, 2)), (16, 32, (2, 2)), (32, 64, (1, 1)), (64, 64, (2, 1)), (64, 96, (2, 1)))
+HEAD = ((96 * 2, 128, 5), (128, 128, 5))
+N_CLASSES = len(ALPHABET) + 1
+
+
+class Net(nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.convs = nn.ModuleList()
+        self.bns = nn.ModuleList()
+        self.pools = []
+        for ci, co, pool in CONVS:
+            self.convs.append(nn.Conv2d(ci, co, 3, padding=1, bias=False))
+            self.bns.append(nn.BatchNorm2d(co))
+            self.pools.append(pool)
+        self.head = nn.ModuleList([nn.Conv1d(ci, co, k, padding=k // 2) for ci, co, k in HEAD])
+        self.drop = nn.Dropout(0.1)
+        self.out = nn.Linear(HEAD[-1][1], N_CLASSES)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        """x (B, 1, H, W) -> logits (B, T, classes)."""
+        for conv, bn, pool in zip(self.convs, self.bns, self.pools, strict=True):
+            x = F.relu(bn(conv(x)))
+            if pool != (1, 1):
+                x = F.max_pool2d(x, pool)
+        b, c, h, t = x.shape
+        x = x.reshape(b, c * h, t)
+        for conv in self.head:
+            x = F.relu(conv(x))
+        x = self.drop(x.transpose(1, 2))
+        return self.out(x)
+
+
+def encode(labels: np.ndarray) -> list[list[int]]:
+    return [[ALPHABET.index(ch) + 1 for ch in s] for s in labels]
+
+
+def augment(x: torch.Tensor, g: torch.Generator) -> torch.Tensor:
+    """Random stretch/shift (one affine per image), thickness, contrast and noise; x (B,1,H,W) in 0..1."""
+    b = x.shape[0]
+    sx = 1 + (torch.rand(b, generator=g) - 0.5) * 0.3  # horizontal stretch 0.85-1.15
+    sy = 1 + (torch.rand(b, generator=g) - 0.5) * 0.16
+    shear = (torch.rand(b, generator=g) - 0.5) * 0.3
+    tx = (torch.rand(b, generator=g) - 0.5) * 0.1
+    ty = (torch.rand(b, generator=g) - 0.5) * 0.12
+    theta = torch.zeros(b, 2, 3)
+    theta[:, 0, 0] = 1 / sx
+    theta[:, 0, 1] = shear
+    theta[:, 0, 2] = tx
+    theta[:, 1, 1] = 1 / sy
+    theta[:, 1, 2] = ty
+    grid = F.affine_grid(theta, list(x.shape), align_corners=False)
+    x = F.grid_sample(x, grid, align_corners=False, padding_mode="zeros")
+    r = torch.rand(b, generator=g)
+    thick = F.max_pool2d(x, 3, 1, 1)
+    thin = -F.max_pool2d(-x, 3, 1, 1)
+    x = torch.where((r < 0.15)[:, None, None, None], thick, x)
+    x = torch.where((r > 0.9)[:, None, None, None], thin, x)
+    gain = 0.6 + 0.6 * torch.rand(b, 1, 1, 1, generator=g)
+    x = (x * gain).clamp(0, 1)
+    noise = torch.randn(x.shape, generator=g) * 0.08 * torch.rand(b, 1, 1, 1, generator=g)
+    return (x + noise).clamp(0, 1)
+
+
+def ctc_loss(net: Net, x: torch.Tensor, targets: list[list[int]], temp: float = 1.0,
+             reduction: str = "mean") -> torch.Tensor:
+    logits = net(x) / temp
+    lp = logits.log_softmax(2).transpose(0, 1)  # (T, B, C)
+    t = torch.full((x.shape[0],), lp.shape[0], dtype=torch.long)
+    lens = torch.tensor([len(s) for s in targets], dtype=torch.long)
+    flat = torch.tensor([c for s in targets for c in s] or [0], dtype=torch.long)
+    return F.ctc_loss(lp, flat[: int(lens.sum())] if lens.sum() else flat[:0], t, lens, blank=0,
+                      reduction=reduction, zero_infinity=True)
+
+
+def export(net: Net, temp: float, path: Path) -> None:
+    arrays: dict[str, np.ndarray] = {"n_convs": np.array(len(CONVS)), "n_head": np.array(len(HEAD)),
+                                     "temperature": np.array(temp, np.float32)}
+    for i, (conv, bn, pool) in enumerate(zip(net.convs, net.bns, net.pools, strict=True)):
+        scale = (bn.weight / torch.sqrt(bn.running_var + bn.eps)).detach()
+        arrays[f"conv{i}_w"] = (conv.weight.detach() * scale[:, None, None, None]).numpy().astype(np.float32)
+        arrays[f"conv{i}_b"] = (bn.bias.detach() - bn.running_mean * scale).numpy().astype(np.float32)
+        arrays[f"conv{i}_pool"] = np.array(pool, np.int32)
+    for i, conv in enumerate(net.head):
+        arrays[f"head{i}_w"] = conv.weight.detach().numpy()[:, :, None, :].astype(np.float32)
+        arrays[f"head{i}_b"] = conv.bias.detach().numpy().astype(np.float32)
+    arrays["out_w"] = net.out.weight.detach().numpy().astype(np.float32)
+    arrays["out_b"] = net.out.bias.detach().numpy().astype(np.float32)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    np.savez_compressed(path, **arrays)
+
+
+def val_logits(net: Net, x: np.ndarray) -> torch.Tensor:
+    net.eval()
+    with torch.no_grad():
+        return torch.cat([net(torch.from_numpy(x[i:i + 512].astype(np.float32) / 255.0)[:, None])
+                          for i in range(0, len(x), 512)])
+
+
+def nll_at(logits: torch.Tensor, labels: np.ndarray, temp: float) -> float:
+    """Mean -log P(true string) under temperature ``temp`` (CTC, summed over alignments)."""
+    lp = (logits / temp).log_softmax(2).transpose(0, 1)
+    tg = encode(labels)
+    t = torch.full((logits.shape[0],), lp.shape[0], dtype=torch.long)
+    lens = torch.tensor([len(s) for s in tg], dtype=torch.long)
+    flat = torch.tensor([c for s in tg for c in s], dtype=torch.long)
+    return float(F.ctc_loss(lp, flat, t, lens, blank=0, reduction="sum", zero_infinity=True)) / len(labels)
+
+
+def best_path_accuracy(logits: torch.Tensor, labels: np.ndarray) -> float:
+    ok = 0
+    for row, want in zip(logits.argmax(2).numpy(), labels, strict=True):
+        s, prev = [], 0
+        for c in row:
+            if c != prev and c != 0:
+                s.append(ALPHABET[c - 1])
+            prev = c
+        ok += "".join(s) == want
+    return ok / len(labels)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--data", default=str(ROOT / "train" / "_data" / "cells.npz"))
+    ap.add_argument("--out", default=str(ROOT / "ocr" / "models" / "cellnet.npz"))
+    ap.add_argument("--epochs", type=int, default=6)
+    ap.add_argument("--batch", type=int, default=64)
+    ap.add_argument("--lr", type=float, default=3e-3)
+    ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--limit", type=int, default=0, help="use only this many training cells (quick runs)")
+    args = ap.parse_args(argv)
+    torch.manual_seed(0)
+    torch.set_num_threads(args.threads)
+    g = torch.Generator().manual_seed(1)
+
+    z = np.load(args.data)
+    images, labels, seeds = z["images"], z["labels"], z["seeds"]
+    assert images.shape[1:] == (HEIGHT, WIDTH), images.shape
+    val = seeds % 10 == 0
+    xtr, ytr = images[~val], labels[~val]
+    xva, yva = images[val], labels[val]
+    if args.limit:
+        xtr, ytr = xtr[: args.limit], ytr[: args.limit]
+    print(f"train {len(xtr)} cells, validation {len(xva)} cells", flush=True)
+
+    net = Net()
+    opt = torch.optim.AdamW(net.parameters(), lr=args.lr, weight_decay=1e-4)
+    steps = args.epochs * (len(xtr) // args.batch)
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=args.lr, total_steps=steps, pct_start=0.15)
+    rng = np.random.default_rng(0)
+    t0 = time.time()
+    step = 0
+    for epoch in range(args.epochs):
+        net.train()
+        order = rng.permutation(len(xtr))
+        run = 0.0
+        for k in range(len(xtr) // args.batch):
+            idx = order[k * args.batch:(k + 1) * args.batch]
+            xb = torch.from_numpy(xtr[idx].astype(np.float32) / 255.0)[:, None]
+            xb = augment(xb, g)
+            loss = ctc_loss(net, xb, encode(ytr[idx]))
+            opt.zero_grad()
+            loss.backward()
+            nn.utils.clip_grad_norm_(net.parameters(), 5.0)
+            opt.step()
+            sched.step()
+            step += 1
+            run = 0.98 * run + 0.02 * float(loss) if k else float(loss)
+            if k % 200 == 0:
+                print(f"epoch {epoch} step {k} loss {run:.4f} {time.time() - t0:.0f}s", flush=True)
+        lv = val_logits(net, xva)
+        acc, nll = best_path_accuracy(lv, yva), nll_at(lv, yva, 1.0)
+        print(f"epoch {epoch}: validation exact {acc:.4f}, nll {nll:.4f}, {time.time() - t0:.0f}s", flush=True)
+
+    # temperature: minimise the validation NLL of the true strings
+    lv = val_logits(net, xva)
+    best = min((nll_at(lv, yva, float(t)), float(t)) for t in np.arange(0.6, 2.61, 0.05))
+    temp = best[1]
+    print(f"temperature {temp:.2f} (validation nll {best[0]:.4f})", flush=True)
+    out = Path(args.out)
+    net.eval()
+    export(net, temp, out)
+
+    # the exported NumPy network must agree with torch
+    model = CellNet.load(out)
+    xb = xva[:64].astype(np.float32) / 255.0
+    with torch.no_grad():
+        ref = (net(torch.from_numpy(xb)[:, None]) / temp).log_softmax(2).numpy()
+    got = model.log_probs(xb)
+    assert np.allclose(ref, got, atol=1e-3), float(np.abs(ref - got).max())
+    top = [ctc_nbest(lp)[0][0] for lp in got]
+    print(f"export check ok; NumPy best strings on 64 validation cells: {np.mean([a == b for a, b in zip(top, yva[:64], strict=True)]):.3f}")
+    print(f"wrote {out} ({out.stat().st_size // 1024} KiB) in {time.time() - t0:.0f}s")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
