@@ -62,7 +62,7 @@ def _cpu() -> tuple[float, float, float]:
 def evaluate(path: Path, truth: dict) -> dict:
     """Run the stage on one sheet; compare with its truth."""
     res = {"kind": truth.get("scan", "?"), "layout": truth.get("layout", "?"), "found": False,
-           "right": False, "fields": False, "skew": None, "wall": None, "cpu": None, "tess": None,
+           "right": False, "fields": False, "texts": [], "skew": None, "wall": None, "cpu": None, "tess": None,
            "error": None}
     try:
         pages = load_pages(path)
@@ -97,6 +97,10 @@ def evaluate(path: Path, truth: dict) -> dict:
     found = {c.key: c for c in table.cells if not c.row}
     res["fields"] = all(k in found and cv2.pointPolygonTest(
         found[k].quad, tuple(float(v) for v in q.mean(axis=0)), False) >= 0 for k, q in fields.items())
+    want_text = {"names_ns": (truth.get("names") or {}).get("ns"),
+                 "names_ew": (truth.get("names") or {}).get("ew"), "winners": truth.get("winners_text")}
+    got_text = table.texts or {}
+    res["texts"] = [_same_text(got_text.get(k), v) for k, v in want_text.items() if v]
     inv = np.linalg.inv(straight.to_original)
     angles = []
     for q in want.values():
@@ -104,6 +108,13 @@ def evaluate(path: Path, truth: dict) -> dict:
         angles.append(math.degrees(math.atan2(p[1][1] - p[0][1], p[1][0] - p[0][0])))
     res["skew"] = abs(float(np.median(angles)))
     return res
+
+
+def _same_text(got: str | None, want: str) -> bool:
+    """Whether a names/winners text was read as written (letters and digits, any case)."""
+    def key(t: str) -> str:
+        return "".join(ch for ch in t.lower() if ch.isalnum())
+    return got is not None and key(got) == key(want)
 
 
 def pct(n: int, d: int) -> str:
@@ -116,8 +127,9 @@ def report(results: list[dict]) -> str:
         kinds[r["kind"]].append(r)
     kinds["**all**"] = results
     lines = ["| scan kind | sheets | table found | rows+columns all right | text fields right "
-             "| skew median / max (deg) | s/sheet: wall median (CPU, of it Tesseract) |",
-             "|---|---|---|---|---|---|---|"]
+             "| names/winners read exactly | skew median / max (deg) "
+             "| s/sheet: wall median (CPU, of it Tesseract) |",
+             "|---|---|---|---|---|---|---|---|"]
     for kind, rs in sorted(kinds.items(), key=lambda kv: (kv[0] == "**all**", kv[0])):
         skews = [r["skew"] for r in rs if r["skew"] is not None]
         walls = [r["wall"] for r in rs if r["wall"] is not None]
@@ -128,7 +140,9 @@ def report(results: list[dict]) -> str:
               f"{statistics.median(tess):.3f})" if walls else "-")
         lines.append(f"| {kind} | {len(rs)} | {pct(sum(r['found'] for r in rs), len(rs))} "
                      f"| {pct(sum(r['right'] for r in rs), len(rs))} "
-                     f"| {pct(sum(r['fields'] for r in rs), len(rs))} | {sk} | {tm} |")
+                     f"| {pct(sum(r['fields'] for r in rs), len(rs))} "
+                     f"| {pct(sum(sum(r['texts']) for r in rs), sum(len(r['texts']) for r in rs))} "
+                     f"| {sk} | {tm} |")
     return "\n".join(lines)
 
 

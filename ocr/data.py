@@ -71,6 +71,9 @@ class Table:
     layout: str = ""  # free-form name of the printing recognised, for diagnostics
     has_total_row: bool = False
     table_quad: np.ndarray | None = None  # the deal table outline on Page.image
+    # names_ns / names_ew / winners as read by Tesseract with the printed text (ocr.table),
+    # None for a field not found or with nothing read; None when not read at all
+    texts: dict[str, str | None] | None = None
 
     def cell(self, row: str, key: str) -> CellImage | None:
         for c in self.cells:

@@ -1,14 +1,18 @@
-"""Printed text of the form (header words, deal numbers) read with ONE Tesseract call.
+"""Printed text of the form (header words, deal numbers) and the handwritten names and
+winners fields, read with Tesseract in one batch per sheet.
 
-Tesseract costs a process start and a page layout analysis per call, so all crops
-of a sheet are pasted into one composite image (the header band on top, then the
-deal-number cells one per line, so Tesseract cannot run two numbers together) and
-every word found is mapped back to the crop it came from by its position.
+Tesseract costs a page layout analysis per call (and, through pytesseract, a process
+start of ~0.1 s CPU), so all crops of a sheet are pasted into a composite image (the
+header band on top, then the deal-number cells one per line, so Tesseract cannot run
+two numbers together) and every word found is mapped back to the crop it came from by
+its position.  The names/winners crops go below them, each on its own line: in the same
+image and call through pytesseract (no character whitelist then), as a second in-process
+call with tesserocr (no start-up to save, and the printed part keeps its whitelist).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import cv2
 import numpy as np
@@ -20,6 +24,9 @@ TARGET_H = 22  # printed digit height (px) Tesseract reads best at, roughly
 WHITELIST = "0123456789DdEeaAlLrRSsCcoOuUmMtTiIvVNWw/"
 DIGIT_FIX = str.maketrans({"O": "0", "o": "0", "D": "0", "l": "1", "I": "1", "i": "1",
                            "L": "1", "S": "5", "s": "5"})
+FIELD_H = 36  # names/winners crops are scaled to this height (px)
+FIELD_GAP = 24  # paper between them (px)
+FIELD_MIN_CONF = 10.0  # words Tesseract is less sure of are dropped from the fields
 
 
 @dataclass
@@ -27,20 +34,33 @@ class PrintedText:
     header_words: list[tuple[str, float]]  # (word, x centre in the header crop's pixels)
     labels: list[str | None]  # per deal-number crop: its digits, or None when unread
     raw: list[str]  # per crop: the text as read ("" when nothing)
+    texts: dict[str, str | None] = field(default_factory=dict)  # per field key: words read
 
 
-def read_printed(header: np.ndarray | None, labels: list[np.ndarray]) -> PrintedText:
-    """Read the header band and each deal-number crop (grey, paper 255) in one call."""
+def read_printed(header: np.ndarray | None, labels: list[np.ndarray],
+                 fields: dict[str, np.ndarray] | None = None) -> PrintedText:
+    """Read the header band and each deal-number crop (grey, paper 255), and the text
+    of each ``fields`` crop (key -> grey image), in one batch."""
+    fields = fields or {}
     tight = [_tight(c) for c in labels]
     heights = [t.shape[0] for t in tight if t is not None]
     if not heights:
-        return PrintedText([], [None] * len(labels), [""] * len(labels))
+        return PrintedText([], [None] * len(labels), [""] * len(labels), dict.fromkeys(fields))
     f = min(3.0, max(1.0, TARGET_H / float(np.median(heights))))
     comp, slots, head_rect = _compose(header, tight, f)
-    words = _ocr_words(comp)
+    merge = bool(fields) and tess.backend() != "tesserocr"  # one process for all
+    field_comp, spans = _compose_fields(fields)
+    if field_comp is not None and merge:
+        top = comp.shape[0]
+        words = _ocr_words(_stack(comp, field_comp), whitelist="")
+        field_words = [(t, x, y - top, c) for t, x, y, c in words if y >= top]
+        words = [w for w in words if w[2] < top]
+    else:
+        words = _ocr_words(comp)
+        field_words = _ocr_words(field_comp, whitelist="") if field_comp is not None else []
     texts: list[list[tuple[float, str]]] = [[] for _ in labels]
     head: list[tuple[str, float]] = []
-    for text, x, y in words:
+    for text, x, y, _ in words:
         if head_rect is not None and y < head_rect[2]:
             head.append((text, (x - head_rect[1]) / head_rect[0]))
             continue
@@ -50,7 +70,72 @@ def read_printed(header: np.ndarray | None, labels: list[np.ndarray]) -> Printed
                 break
     raw = ["".join(t for _, t in sorted(parts)) for parts in texts]
     digits = [s.translate(DIGIT_FIX) for s in raw]
-    return PrintedText(head, [d if d.isdigit() else None for d in digits], raw)
+    return PrintedText(head, [d if d.isdigit() else None for d in digits], raw,
+                       _field_texts(fields, spans, field_words))
+
+
+def read_fields(fields: dict[str, np.ndarray]) -> dict[str, str | None]:
+    """The text of each ``fields`` crop (key -> grey image), read in one call."""
+    comp, spans = _compose_fields(fields)
+    return _field_texts(fields, spans, _ocr_words(comp, whitelist="") if comp is not None else [])
+
+
+def _compose_fields(fields: dict[str, np.ndarray]):
+    """The field crops, each scaled to FIELD_H high, one under the other on white: the
+    image (None when there is nothing to read) and each key's (top, bottom) in it.
+    Each crop's contrast is stretched to its own ink and paper: faint pencil would fall
+    under one threshold for the whole image next to the printed digits."""
+    scaled = []
+    for key, img in fields.items():
+        if img is None or img.size == 0 or min(img.shape[:2]) < 2:
+            continue
+        if img.ndim == 3:
+            img = cv2.cvtColor(img, cv2.COLOR_BGR2GRAY)
+        img = _stretch(img)
+        s = FIELD_H / img.shape[0]
+        scaled.append((key, cv2.resize(img, (max(1, round(img.shape[1] * s)), FIELD_H),
+                                       interpolation=cv2.INTER_AREA)))
+    if not scaled:
+        return None, {}
+    width = max(img.shape[1] for _, img in scaled) + 2 * FIELD_GAP
+    comp = np.full((FIELD_GAP + len(scaled) * (FIELD_H + FIELD_GAP), width), 255, np.uint8)
+    spans = {}
+    for i, (key, img) in enumerate(scaled):
+        y = FIELD_GAP + i * (FIELD_H + FIELD_GAP)
+        comp[y:y + FIELD_H, FIELD_GAP:FIELD_GAP + img.shape[1]] = img
+        spans[key] = (y, y + FIELD_H)
+    return comp, spans
+
+
+def _stretch(img: np.ndarray) -> np.ndarray:
+    """``img`` with its darkest ink (1st percentile) at 0 and its paper (median) at 255."""
+    lo, hi = np.percentile(img, (1, 50))
+    if hi - lo < 8:
+        return img
+    return cv2.convertScaleAbs(img, alpha=255.0 / (hi - lo), beta=-255.0 * lo / (hi - lo))
+
+
+def _field_texts(fields: dict[str, np.ndarray], spans: dict[str, tuple[int, int]],
+                 words: list[tuple[str, float, float, float]]) -> dict[str, str | None]:
+    """Each field's words (Tesseract confidence >= FIELD_MIN_CONF) left to right, joined
+    by spaces; None for a field with none."""
+    found: dict[str, list[tuple[float, str]]] = {k: [] for k in fields}
+    for text, x, y, conf in words:
+        if conf < FIELD_MIN_CONF:
+            continue
+        for key, (a, b) in spans.items():
+            if a - FIELD_GAP / 2 <= y <= b + FIELD_GAP / 2:
+                found[key].append((x, text))
+                break
+    return {k: " ".join(t for _, t in sorted(ws)) or None for k, ws in found.items()}
+
+
+def _stack(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """``a`` above ``b`` on a white canvas as wide as the wider."""
+    out = np.full((a.shape[0] + b.shape[0], max(a.shape[1], b.shape[1])), 255, np.uint8)
+    out[:a.shape[0], :a.shape[1]] = a
+    out[a.shape[0]:, :b.shape[1]] = b
+    return out
 
 
 def _tight(crop: np.ndarray) -> np.ndarray | None:
@@ -103,6 +188,6 @@ def _compose(header: np.ndarray | None, crops: list[np.ndarray | None], f: float
     return comp, slots, head_rect
 
 
-def _ocr_words(img: np.ndarray) -> list[tuple[str, float, float]]:
-    """Words Tesseract finds in ``img``: (text, x centre, y centre)."""
-    return [(w.text, w.cx, w.cy) for w in tess.words(img, psm=6, whitelist=WHITELIST)]
+def _ocr_words(img: np.ndarray, whitelist: str = WHITELIST) -> list[tuple[str, float, float, float]]:
+    """Words Tesseract finds in ``img``: (text, x centre, y centre, confidence)."""
+    return [(w.text, w.cx, w.cy, w.conf) for w in tess.words(img, psm=6, whitelist=whitelist)]

@@ -16,9 +16,10 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
+from ocr import tess
 from ocr.cells import box_quad, clean_region, ink_mask, paper_grey
 from ocr.data import DEAL_COLUMNS, TEXT_FIELDS, CellImage, InputError, StraightPage, Table
-from ocr.printed import read_printed
+from ocr.printed import read_fields, read_printed
 
 NOT_FOUND = "no summary score table found"
 N_COLS = 1 + len(DEAL_COLUMNS)  # the printed deal-number column, then DEAL_COLUMNS
@@ -122,8 +123,15 @@ def _find_table(straight: StraightPage, src: str) -> Table:
         bx, by, bw, bh = b
         return clean[by - ry0:by - ry0 + bh, bx - rx0:bx - rx0 + bw]
 
+    # Through pytesseract (a process per call) the names/winners fields are read in the
+    # same call as the printed text, so they are cut before the rows are named, from the
+    # table's extent as found so far; in-process they are read once the table is final
+    to_orig = straight.to_original
+    guess = (text_fields(grey, zone, rulings, half, rows, min(y0, _frame_span(rulings, rows)[0]),
+                         to_orig) if tess.backend() != "tesserocr" else [])
     header_img = crop(header) if header is not None else None
-    printed = read_printed(header_img, [crop(_inner(r[0])) for r in rows])
+    printed = read_printed(header_img, [crop(_inner(r[0])) for r in rows],
+                           {c.key: c.image for c in guess})
     labels = name_rows(printed.labels)
     if labels is None:
         raise _Unread(f"{src}: {NOT_FOUND} (the printed deal numbers 1-{DEALS} were not read)")
@@ -141,19 +149,20 @@ def _find_table(straight: StraightPage, src: str) -> Table:
     total, header, (x0, y0, x1, y1) = _extent(blobs, rows, total)
 
     cells: list[CellImage] = []
-    to_orig = straight.to_original
     for row, label in zip(rows, labels, strict=True):
         cells.extend(_cell(crop, b, key, label, margin, region, to_orig)
                      for key, b in zip(order, row[1:], strict=True))
     if total is not None:
         cells.extend(_cell(crop, b, key, "total", margin, region, to_orig)
                      for key, b in zip(order[1:], total[1:], strict=True))
-    cells.extend(text_fields(grey, zone, rulings, half, rows, min(y0, span[0]), to_orig))
+    fields = text_fields(grey, zone, rulings, half, rows, min(y0, span[0]), to_orig)
+    cells.extend(fields)
 
     table_quad = box_quad((x0, y0, x1 - x0, y1 - y0), to_orig)
     layout = "summary+scoring" if _has_table_beside(blobs, x1, y0, y1) else "summary"
+    texts = field_texts(fields, guess, printed.texts)
     return Table(straight=straight, cells=cells, layout=layout, has_total_row=total is not None,
-                 table_quad=table_quad)
+                 table_quad=table_quad, texts=texts)
 
 
 def _locate_rows(grey: np.ndarray) -> tuple[Rulings, list[Blob], list[Row], np.ndarray]:
@@ -505,6 +514,33 @@ def text_fields(grey: np.ndarray, zone: np.ndarray, rulings: Rulings, half: np.n
         out.append(CellImage(key=key, row="", image=clean_region(grey, zone, box, band),
                              quad=box_quad(box, to_original), box=box))
     return out
+
+
+def field_texts(fields: list[CellImage], guess: list[CellImage],
+                read: dict[str, str | None]) -> dict[str, str | None]:
+    """TEXT_FIELDS -> text of the final ``fields``: as ``read`` from the ``guess`` cut
+    before the rows were named where that crop is (nearly) the same, the others read now."""
+    texts: dict[str, str | None] = {}
+    todo: dict[str, np.ndarray] = {}
+    early = {c.key: c for c in guess}
+    for c in fields:
+        g = early.get(c.key)
+        if g is not None and _overlap(g.box, c.box) >= 0.9:
+            texts[c.key] = read.get(c.key)
+        else:
+            todo[c.key] = c.image
+    if todo:
+        texts.update(read_fields(todo))
+    return {key: texts.get(key) for key in TEXT_FIELDS}
+
+
+def _overlap(a: tuple[int, int, int, int], b: tuple[int, int, int, int]) -> float:
+    """Intersection over union of two (x, y, w, h) boxes."""
+    iw = min(a[0] + a[2], b[0] + b[2]) - max(a[0], b[0])
+    ih = min(a[1] + a[3], b[1] + b[3]) - max(a[1], b[1])
+    inter = max(0, iw) * max(0, ih)
+    union = a[2] * a[3] + b[2] * b[3] - inter
+    return inter / union if union > 0 else 0.0
 
 
 def _underlines(horiz: np.ndarray, mm: float) -> dict[str, tuple[int, int, int, int]]:

@@ -84,3 +84,29 @@ def test_tsv_words_are_parsed():
            "5\t1\t1\t1\t1\t1\t10\t22\t118\t28\t96.5\tDealer\n"
            "5\t1\t1\t1\t1\t2\t300\t72\t100\t28\t91.0\t \n")
     assert tess._parse_tsv(tsv) == [tess.Word("Dealer", 10, 22, 118, 28, 96.5)]
+
+
+@pytest.mark.parametrize("backend", ["pytesseract", "tesserocr"])
+def test_table_carries_the_names_and_winners_read_with_the_printed_text(fresh_engine, backend):
+    if backend == "tesserocr" and not HAVE_TESSEROCR:
+        pytest.skip("tesserocr not installed")
+    import ocr.printed as printed
+    from ocr.load import load_pages
+    from ocr.page import straighten
+    from ocr.table import find_table
+    from samples.generate import generate_sheet
+
+    fresh_engine.setenv(tess.ENV, backend)
+    calls = []
+    real = tess.words
+    fresh_engine.setattr(printed.tess, "words", lambda *a, **k: calls.append(1) or real(*a, **k))
+    data, truth = generate_sheet(50003, container="png", scan="clean", typed=True)
+    table = find_table(straighten(load_pages("s.png", data=data)[0]))
+    assert set(table.texts) == {"names_ns", "names_ew", "winners"}
+    want = {"names_ns": truth["names"]["ns"], "names_ew": truth["names"]["ew"],
+            "winners": truth["winners_text"]}
+    key = "".join
+    for k, v in want.items():
+        assert key(table.texts[k].split()).lower() == key(v.split()).lower(), (k, table.texts)
+    # one Tesseract process per sheet; in-process, printed text and fields are two reads
+    assert len(calls) == (1 if backend == "pytesseract" else 2)
