@@ -13,6 +13,7 @@ bench/RESULTS-reconcile.md.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import platform
 import random
 import statistics
@@ -56,9 +57,18 @@ def found_flag(p: dict, flags) -> bool:
                for f in flags)
 
 
-def run(sheets: int, mistake_rate: float, seed: int, source: str = "simulate") -> dict:
+def in_review(p: dict, review) -> bool:
+    """A planted mistake left to a person: a review item at its deal (for a Total-row
+    mistake, on that side's Total cell, whose review items carry no deal)."""
+    if p["kind"] == "total" and any(r.column == "total_" + str(p.get("side")) for r in review):
+        return True
+    return p.get("deal") is not None and any(r.deal == p["deal"] for r in review)
+
+
+def run(sheets: int, mistake_rate: float, seed: int, source: str = "simulate",
+        noise: Noise | None = None) -> dict:
     rng = random.Random(seed)
-    noise = Noise()
+    noise = noise or Noise()
     cells = right = exact = 0
     clean = clean_flagged = 0
     planted = found = reported = 0
@@ -100,8 +110,7 @@ def run(sheets: int, mistake_rate: float, seed: int, source: str = "simulate") -
             per_kind[p["kind"]] += 1
             hit = found_flag(p, result.flags)
             found += hit
-            reported += hit or (p.get("deal") is not None
-                                and any(r.deal == p["deal"] for r in result.review))
+            reported += hit or in_review(p, result.review)
             per_kind_found[p["kind"]] += hit
         extra_flags += sum(1 for f in result.flags if not any(found_flag(p, [f]) for p in written.planted))
     return {
@@ -146,8 +155,19 @@ def main(argv: list[str]) -> int:
     ap.add_argument("--source", choices=("simulate", "samples"), default="simulate",
                     help="sheets from scoring.simulate + our planting, or from samples/content.py")
     ap.add_argument("--write", action="store_true", help="write bench/RESULTS-reconcile.md")
+    d = Noise()
+    ap.add_argument("--sure-share", type=float, default=d.sure_share,
+                    help="share of written cells read surely (the reader's reliability table: "
+                    "bench/RESULTS-read.md)")
+    ap.add_argument("--sure-low", type=float, default=d.sure_low, help="the sure band is [SURE_LOW, P_HIGH]")
+    ap.add_argument("--p-low", type=float, default=d.p_low, help="the other cells: [P_LOW, P_HIGH]")
+    ap.add_argument("--p-high", type=float, default=d.p_high)
+    ap.add_argument("--swap", type=float, default=d.swap,
+                    help="share of cells whose top candidate is a confusion (right value second)")
     args = ap.parse_args(argv)
-    r = run(args.sheets, args.mistakes, args.seed, args.source)
+    noise = dataclasses.replace(d, sure_share=args.sure_share, sure_low=args.sure_low, p_low=args.p_low,
+                                p_high=args.p_high, swap=args.swap)
+    r = run(args.sheets, args.mistakes, args.seed, args.source, noise)
     text = table(r)
     print(text)
     if args.write:

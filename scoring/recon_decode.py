@@ -29,6 +29,8 @@ COST_ODD_SLIP = 4.0  # extra for a wrong number unlike a person's slip (more lik
 OTHER_SPREAD = 4.5  # an unproposed value: residual mass spread over the plausible values
 MIN_P = 1e-4
 BEAM = 10
+PER_TOTALS = 3  # beam nodes kept per pair of running totals (diversity: a misread path that
+# carries a different running total must not be crowded out by variants of one mistake path)
 WINDOW = 10.0  # hypotheses this much worse than the best are dropped
 MAX_OPTIONS = 4
 SIDE_OPTIONS = 12  # ways to read one side's pair of cells kept per running total
@@ -262,6 +264,7 @@ def _expand(beam: list[_Node], d: DealInput, checker: DealChecker, last: bool,
     combos.sort(key=lambda t: t[0])
     best: dict[tuple, _Node] = {}
     worst_kept: list[float] = []  # max-heap (negated) of the BEAM best costs so far
+    per_totals: dict[tuple, int] = {}
     floor = math.inf
     for cost, _ia, _ib, node, a, b in combos:
         if cost > floor + WINDOW or (len(worst_kept) >= BEAM and cost > -worst_kept[0]):
@@ -288,16 +291,31 @@ def _expand(beam: list[_Node], d: DealInput, checker: DealChecker, last: bool,
             choice = {"ns": a[2], "cum_ns": a[3], "ew": b[2], "cum_ew": b[3]}
             best[key] = _Node(cost, a[4], b[4], pad, keys, node, choice, mistakes)
             floor = min(floor, cost)
-            heapq.heappush(worst_kept, -cost)
-            if len(worst_kept) > BEAM:
-                heapq.heappop(worst_kept)
+            # combos come cheapest first, so a key's first node is its best: count it once,
+            # and only while its running totals have room in the beam
+            totals = (a[4], b[4])
+            seen = per_totals.get(totals, 0) if old is None else PER_TOTALS
+            if seen < PER_TOTALS:
+                per_totals[totals] = seen + 1
+                heapq.heappush(worst_kept, -cost)
+                if len(worst_kept) > BEAM:
+                    heapq.heappop(worst_kept)
     nodes = sorted(best.values(), key=lambda n: n.cost)
     if not nodes:
         if limit == math.inf:
             raise ValueError(f"deal {d.deal}: no reading of the row at all")
         return _expand(beam, d, checker, last, math.inf)
     cut = nodes[0].cost + WINDOW
-    return [n for n in nodes[:BEAM] if n.cost <= cut]
+    kept: list[_Node] = []
+    count: dict[tuple, int] = {}
+    for n in nodes:
+        if n.cost > cut or len(kept) >= BEAM:
+            break
+        totals = (n.b_ns, n.b_ew)
+        if count.get(totals, 0) < PER_TOTALS:
+            count[totals] = count.get(totals, 0) + 1
+            kept.append(n)
+    return kept
 
 
 def _score_mistake(deal: int, ns: int, ew: int, last: bool, pad, checker: DealChecker) -> Mistake:
@@ -319,14 +337,16 @@ def _score_mistake(deal: int, ns: int, ew: int, last: bool, pad, checker: DealCh
 
 
 def _finish(beam: list[_Node], totals: dict[str, CellModel] | None) -> list[tuple]:
-    """Add the Total row's cost to every final hypothesis."""
+    """Add the Total row's cost to every final hypothesis: each way to read the Total row
+    (within WINDOW of the best) is a hypothesis of its own, so a Total-row mistake has a
+    posterior probability like any other."""
     out = []
     for node in beam:
         if not totals:
             out.append((node.cost, node, {}, ()))
             continue
         last_written = _last_written(node)
-        cost, chosen, extra = node.cost, {}, []
+        combos = [(node.cost, {}, ())]
         for side, base in (("ns", node.b_ns), ("ew", node.b_ew)):
             cell = totals.get(side)
             if cell is None or not cell.present:
@@ -342,12 +362,11 @@ def _finish(beam: list[_Node], totals: dict[str, CellModel] | None) -> list[tupl
                     opts.append((o.cost + prior, (o.value, "read"), m))
             if base is not None and base not in cell.values:
                 opts.append((cell.other_cost, (base, "inferred"), None))
-            c, choice, m = min(opts, key=lambda t: t[0])
-            cost += c
-            chosen[side] = choice
-            if m is not None:
-                extra.append(m)
-        out.append((cost, node, chosen, tuple(extra)))
+            opts.sort(key=lambda t: t[0])
+            opts = [o for o in opts if o[0] <= opts[0][0] + WINDOW]
+            combos = [(cost + c, {**chosen, side: choice}, extra + ((m,) if m is not None else ()))
+                      for cost, chosen, extra in combos for c, choice, m in opts]
+        out.extend((cost, node, chosen, extra) for cost, chosen, extra in combos)
     return out
 
 

@@ -2,8 +2,8 @@
 
 :func:`reconcile` chooses the most probable reading of all cells together
 (scoring/recon_decode.py for the numbers, scoring/recon_dealer.py for the dealer
-column), flags the players' mistakes (only when they are more probable than a
-misread) and sends what stays uncertain to ``review``.  Pure: no I/O.
+column), flags the players' mistakes (only when misreads explain the inconsistency
+with at most 20 % of the probability) and sends what stays uncertain to ``review``.  Pure: no I/O.
 """
 
 from __future__ import annotations
@@ -38,10 +38,10 @@ from scoring.sheet import (
 )
 
 MATCH_DEALS = 30
-FLAG_AT = 0.5  # a mistake more probable than not is flagged ...
+FLAG_AT = 0.8  # a numbers mistake this probable (misreads explain at most the rest) is flagged ...
 REVIEW_MISTAKE_AT = 0.1  # ... one between this and FLAG_AT goes to review instead
-SURE_READING = 0.95  # a flag rests only on cells the reader is at least this sure of
-SURE_BLANK = 0.9  # ... and an empty row is a missing deal only when its blanks are this sure
+DEALER_FLAG_AT = 0.5  # a dealer out of turn more probable than a misread letter is flagged
+SURE_BLANK = 0.9  # an empty row is a missing deal only when its blanks are this sure
 REVIEW_BELOW = 0.9  # a number whose chosen value is less probable than this goes to review
 UNREAD_COST = 3.0  # "cannot read" explains nothing: a candidate the arithmetic confirms beats it
 SIDE_NAMES = {"ns": "N/S", "ew": "E/W"}
@@ -77,11 +77,11 @@ def reconcile(reading: SheetReading, rules=None, checker: DealChecker | None = N
     last_deal = rows[-1].deal if rows else None
     if best is not None:
         best.mistakes = [_pair_side(m, best, checker, [r.deal for r in rows]) for m in best.mistakes]
-        _mistake_flags(hyps, last_deal, flags, review, _sure_check(deals, best))
+        _mistake_flags(hyps, last_deal, flags, review)
     _dealer_flags(rows, empty, out_rows, flags, review)
     _missing_flags(rows, deals, empty, flags, review)
     totals_out, final = _totals(best, out_rows)
-    _total_review(best, reading.total, review)
+    _total_review(hyps, reading.total, review)
     winners = reading.winners_hint if reading.winners_hint in ("ns", "ew") else None
     _winner_flag(winners, final, flags)
     if winners is None and final["ns"] is not None and final["ew"] is not None \
@@ -257,37 +257,16 @@ def _one_per_cell(review: list[ReviewItem]) -> list[ReviewItem]:
 
 
 # ----------------------------------------------------------------------------- flags
-def _sure_check(deals: list[DealInput], best: Hypothesis):
-    """A test: are the cells a mistake rests on read surely (by the reader, not by the sums)?
+def _mistake_flags(hyps: list[Hypothesis], last_deal, flags, review) -> None:
+    """Flag a mistake when the decoder's hypotheses give it most of the probability.
 
-    A players' mistake is only flagged when the numbers it is made of are clearly written;
-    the same inconsistency built on an unsure reading is a doubt, and goes to review.
+    The gate is the posterior, not each cell's own confidence: a mistake's probability is
+    the weight of the readings of the whole sheet that contain it, against every reading
+    that explains the same inconsistency by misreads instead (other candidates of the cells
+    involved, a value the reader did not propose, an unreadable cell), so a number read
+    0.8 / 0.2 where both readings break the sums is a mistake whatever was written, while
+    one read 0.6 / 0.4 where the second reading fits is read as that.
     """
-    index = {d.deal: i for i, d in enumerate(deals)}
-
-    def involved(m: Mistake) -> list[str]:
-        if m.kind == "cumulative":
-            return [m.column, m.side]
-        if m.kind == "score":
-            return ["ns", "ew"] if m.expected == 0 else [m.column or m.side or "ns"]
-        return []
-
-    def sure(m: Mistake) -> bool:
-        i = index.get(m.deal)
-        if i is None or i >= len(best.cells) or not best.cells[i]:
-            return True
-        for col in involved(m):
-            choice = best.cells[i].get(col)
-            if choice is None:
-                continue
-            if choice[0] is None or deals[i].cells[col].p(choice[0]) < SURE_READING:
-                return False
-        return True
-
-    return sure
-
-
-def _mistake_flags(hyps: list[Hypothesis], last_deal, flags, review, sure=lambda m: True) -> None:
     mass: dict[tuple, float] = defaultdict(float)
     for h in hyps:
         for key in {m.key for m in h.mistakes}:
@@ -299,7 +278,7 @@ def _mistake_flags(hyps: list[Hypothesis], last_deal, flags, review, sure=lambda
         seen.add(m.key)
         deal = last_deal if m.kind == "total" else m.deal
         p = mass[m.key]
-        if p >= FLAG_AT and m in hyps[0].mistakes and sure(m):
+        if p >= FLAG_AT and m in hyps[0].mistakes:
             flags.append(Flag(m.kind, _message(m, deal), deal=deal, side=m.side, column=m.column,
                               written=m.written, expected=m.expected))
         elif p >= REVIEW_MISTAKE_AT:
@@ -387,7 +366,7 @@ def _dealer_flags(rows, empty, out_rows, flags, review) -> None:
         # a single odd dealer is either the players' slip or a misread of that one cell
         margin = cell.cost(m.expected) - cell.cost(m.written) - COST_DEALER
         p = 1.0 if m.shape == "slip" else 1.0 / (1.0 + math.exp(-margin))
-        if p < FLAG_AT:
+        if p < DEALER_FLAG_AT:
             if p >= REVIEW_MISTAKE_AT:
                 review.append(ReviewItem(rows[i].deal, "dealer", sorted(cell.probs.items(), key=lambda sp: -sp[1]),
                                          f"dealer {m.written} breaks the rotation (expected {m.expected}): "
@@ -447,8 +426,9 @@ def _totals(best: Hypothesis | None, out_rows) -> tuple[dict, dict]:
     return written, final
 
 
-def _total_review(best: Hypothesis | None, total: RowReading | None, review) -> None:
-    """Total-row cells the reader could not read, or read differently from the cumulatives."""
+def _total_review(hyps: list[Hypothesis], total: RowReading | None, review) -> None:
+    """Total-row cells the reader could not read, or read differently from what is chosen."""
+    best = hyps[0] if hyps else None
     if best is None or total is None:
         return
     for side, (value, source, *_rest) in best.totals.items():
@@ -458,6 +438,11 @@ def _total_review(best: Hypothesis | None, total: RowReading | None, review) -> 
             review.append(ReviewItem(None, "total_" + side, read, "Total row could not be read"))
         elif source == "inferred":
             review.append(ReviewItem(None, "total_" + side, [(value, 1.0)] + read,
+                                     f"Total row read as {_best_read(cell)}, but the cumulatives give {value}"))
+        elif cell is not None and value != cell_model(cell).options[0].value:
+            # a less likely candidate chosen because the cumulatives agree with it: never silently
+            p = sum(h.weight for h in hyps if h.totals.get(side, (None,))[0] == value)
+            review.append(ReviewItem(None, "total_" + side, [(value, round(p, 4))] + read,
                                      f"Total row read as {_best_read(cell)}, but the cumulatives give {value}"))
 
 
