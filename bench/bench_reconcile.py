@@ -164,9 +164,11 @@ def main(argv: list[str]) -> int:
     ap.add_argument("--p-high", type=float, default=d.p_high)
     ap.add_argument("--swap", type=float, default=d.swap,
                     help="share of cells whose top candidate is a confusion (right value second)")
+    ap.add_argument("--none-listed", action="store_true",
+                    help="list each cell's residual as a (None, p) candidate, as the real reader does")
     args = ap.parse_args(argv)
     noise = dataclasses.replace(d, sure_share=args.sure_share, sure_low=args.sure_low, p_low=args.p_low,
-                                p_high=args.p_high, swap=args.swap)
+                                p_high=args.p_high, swap=args.swap, none_listed=args.none_listed)
     r = run(args.sheets, args.mistakes, args.seed, args.source, noise)
     text = table(r)
     print(text)

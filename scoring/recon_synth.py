@@ -142,6 +142,8 @@ class Noise:
     dealer_low: float = 0.98  # dealer letters (4 classes): p in [dealer_low, dealer_high]
     dealer_high: float = 0.9995
     dealer_swap: float = 0.0002
+    none_listed: bool = False  # list the residual as a (None, p) candidate, as the real reader
+    # does with its "none of these" floor (ocr/read.py NONE_FLOOR), instead of leaving it unlisted
 
 
 def confusions(value: int, rng: random.Random) -> list[int]:
@@ -183,6 +185,8 @@ def noisy_cell(value: int, rng: random.Random, noise: Noise) -> CellReading:
     elif r < noise.unreadable + noise.absent + noise.swap and len(cands) > 1:
         (v0, p0), (v1, p1) = cands[0], cands[1]
         cands[0], cands[1] = (v1, p0), (v0, p1)
+    if noise.none_listed and all(v is not None for v, _ in cands):
+        cands.append((None, max(1.0 - sum(q for _, q in cands), 0.0)))
     cands.sort(key=lambda vp: -vp[1])
     return CellReading(candidates=cands, blank=blank and cands[0][0] == 0)
 

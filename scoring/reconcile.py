@@ -122,6 +122,13 @@ def cell_model(cell: CellReading | None) -> CellModel:
         merged, kept = {0 if cell.blank and not cell.candidates else None: 1.0}, 1.0
     total = min(listed, 1.0) if listed > 0 else 1.0
     merged = {v: p * total / kept for v, p in merged.items()}
+    none_p = merged.get(None, 0.0)
+    if none_p and any(v is not None and p > none_p for v, p in merged.items()):
+        # a minor None is the reader's "none of these" (ocr/read.py NONE_FLOOR): some value it
+        # did not propose, as likely the one the arithmetic implies as any other -- not a cell
+        # that cannot be read
+        del merged[None]
+        total -= none_p
     ranked = sorted(merged.items(), key=lambda vp: -vp[1])[:MAX_OPTIONS]
     options = [Option(v, -math.log(max(p, MIN_P)) + (UNREAD_COST if v is None and len(ranked) > 1 else 0.0))
                for v, p in ranked if p >= MIN_P]

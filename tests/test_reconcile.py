@@ -380,3 +380,33 @@ def test_two_confident_misreads_in_a_row_are_not_taken_for_two_mistakes():
         assert (result.rows[i].values[side], result.rows[i].values["cum_" + side]) == (s, c) \
             or any(r.deal == w["deal"] for r in result.review)
     assert tried >= 10
+
+
+def test_the_readers_none_of_these_is_an_unproposed_value_not_an_unreadable_cell():
+    """The real reader lists its "none of these" floor as a (None, p) candidate: when the other
+    candidates break the sums, the value the arithmetic implies is read (and reviewed), not null."""
+    rows = running(SEED_001)
+    probs = {(2, "cum_ew"): [(1430, 0.6), (1830, 0.2), (None, 0.2)]}  # really 1130
+    result = reconcile(sheet(rows, probs=probs), explain=False)
+    assert result.rows[2].values["cum_ew"] == 1130
+    assert flags_of(result, "cumulative") == []
+    assert any(r.deal == 3 and r.column == "cum_ew" for r in result.review)
+    # a cell that is mostly unreadable stays null, with the arithmetic's value as a hint
+    probs = {(2, "cum_ew"): [(None, 0.8), (1430, 0.2)]}
+    result = reconcile(sheet(rows, probs=probs), explain=False)
+    assert result.rows[2].values["cum_ew"] is None
+    item = next(r for r in result.review if (r.deal, r.column) == (3, "cum_ew"))
+    assert item.candidates[0][0] == 1130
+
+
+@pytest.mark.parametrize("none_p", [0.0, 0.02])
+def test_both_readings_break_the_sums_flagged_in_either_reader_format(none_p):
+    """Issue 5's example: a cumulative read 0.8 as one value and 0.2 as another, both breaking
+    previous + score -- a mistake whatever was written; with or without the reader's 2 % "none
+    of these" listed as a (None, p) candidate."""
+    rows = running(SEED_001)
+    rows[4] = (60, 0, 300, 1130)  # 330 miscopied as 300
+    cands = [(300, 0.8 - none_p), (310, 0.2)] + ([(None, none_p)] if none_p else [])
+    result = reconcile(sheet(rows, probs={(4, "cum_ns"): cands}), explain=False)
+    cum = flags_of(result, "cumulative")
+    assert [(f.deal, f.side, f.written, f.expected) for f in cum] == [(5, "ns", 300, 330)]
