@@ -20,7 +20,10 @@ def paper_grey(bgr: np.ndarray) -> np.ndarray:
         grey = bgr
     h, w = grey.shape
     f = 8
-    small = cv2.resize(grey, (max(1, w // f), max(1, h // f)), interpolation=cv2.INTER_AREA)
+    sw, sh = max(1, w // f), max(1, h // f)
+    # cut to whole 8x8 blocks: an exact shrink takes OpenCV's fast path (~6x cheaper)
+    small = cv2.resize(grey[:sh * f, :sw * f] if min(h, w) >= f else grey, (sw, sh),
+                       interpolation=cv2.INTER_AREA)
     k = max(5, round(max(small.shape) / 60)) | 1
     bg = cv2.dilate(small, np.ones((k, k), np.uint8))
     bg = cv2.blur(bg, (k, k))

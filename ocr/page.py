@@ -83,12 +83,20 @@ def _straighten(page: Page) -> StraightPage:
 def _warp(img: np.ndarray, h: np.ndarray, size: tuple[int, int]) -> np.ndarray:
     """``img`` mapped by homography ``h`` onto a white canvas of ``size`` (w, h).  An
     affine ``h`` (no paper outline or perspective fix) takes the cheaper affine warp,
-    which gives the same pixels in ~60 % of the time."""
+    which gives the same pixels in ~60 % of the time.  A colour image is warped with a
+    fourth channel added (OpenCV's 4-channel warps are vectorised, its 3-channel ones
+    are not): the same pixels, ~35 % cheaper with both conversions."""
     kw = {"flags": cv2.INTER_LINEAR, "borderMode": cv2.BORDER_CONSTANT, "borderValue": (255, 255, 255)}
     h = h / h[2, 2]
+    four = img.ndim == 3 and img.shape[2] == 3
+    if four:
+        img = cv2.cvtColor(img, cv2.COLOR_BGR2BGRA)
+        kw["borderValue"] = (255, 255, 255, 255)
     if abs(h[2, 0]) < 1e-12 and abs(h[2, 1]) < 1e-12:
-        return cv2.warpAffine(img, h[:2], size, **kw)
-    return cv2.warpPerspective(img, h, size, **kw)
+        out = cv2.warpAffine(img, h[:2], size, **kw)
+    else:
+        out = cv2.warpPerspective(img, h, size, **kw)
+    return cv2.cvtColor(out, cv2.COLOR_BGRA2BGR) if four else out
 
 
 def _shrink(img: np.ndarray, long_side: int) -> np.ndarray:
@@ -262,12 +270,13 @@ def dominant_angle(ink: np.ndarray) -> tuple[float, float]:
         xs, ys = xs[::step], ys[::step]
     xs = xs.astype(np.float32) - ink.shape[1] / 2
     ys = ys.astype(np.float32) - ink.shape[0] / 2
-    # the whole-degree search only has to land within the finer search's +-3 degrees:
-    # a third of the points does
-    coarse = _best_angle(xs[::3], ys[::3], np.arange(-45.0, 45.0, 1.0), "both")
+    # the whole-degree search only has to land within the finer search's +-3 degrees, and
+    # that one within the last search's +-0.25: a sixth and a half of the points do (the
+    # same homographies as with a third and all of them on 300 generated sheets)
+    coarse = _best_angle(xs[::6], ys[::6], np.arange(-45.0, 45.0, 1.0), "both")
     out = []
     for axis in ("rows", "cols"):
-        mid = _best_angle(xs, ys, coarse + np.arange(-3.0, 3.01, 0.25), axis)
+        mid = _best_angle(xs[::2], ys[::2], coarse + np.arange(-3.0, 3.01, 0.25), axis)
         out.append(_best_angle(xs, ys, mid + np.arange(-0.25, 0.26, 0.05), axis))
     a_h, a_v = ((a + 45.0) % 90.0 - 45.0 for a in out)
     if abs(a_h - a_v) > 45:  # folded apart across +-45: bring them together
