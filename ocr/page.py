@@ -262,9 +262,11 @@ def dominant_angle(ink: np.ndarray) -> tuple[float, float]:
     """Angles (degrees) by which the horizontal and the vertical rulings are turned
     clockwise on screen (y down).  They differ when the page is sheared (a fax's
     anisotropic resolution turns a skew into a shear).  (0, 0) when there is no ink."""
-    ys, xs = np.nonzero(ink)
-    if xs.size < 100:
+    pts = cv2.findNonZero(ink)  # the same points in the same order as np.nonzero, 3x cheaper
+    if pts is None or len(pts) < 100:
         return 0.0, 0.0
+    pts = pts.reshape(-1, 2)
+    xs, ys = pts[:, 0], pts[:, 1]
     if xs.size > 30_000:  # a fixed subsample keeps this fast and deterministic
         step = xs.size // 30_000 + 1
         xs, ys = xs[::step], ys[::step]
