@@ -9,7 +9,10 @@ of sheets with *.truth.json beside them).  Per scan kind it reports: table found
 every row and column assigned right % (each cell's quad centre inside the truth quad of
 the same row/key, no cell missing or extra), residual skew of the truth rows on the
 straight image, seconds per sheet for this stage (wall and CPU including Tesseract),
-and the process's peak RSS.
+the names/winners texts read exactly, and the process's peak RSS.
+
+Tesseract runs in-process (tesserocr) when installed, started once before the timed
+sheets; ``RUBBERSCAN_TESSERACT=pytesseract`` measures the one-process-per-sheet path.
 """
 
 from __future__ import annotations
@@ -185,7 +188,9 @@ def main(argv: list[str] | None = None) -> int:
             + ".\n")
     print(text)
     if args.write:
-        cmd = "OMP_THREAD_LIMIT=1 .venv/bin/python bench/bench_geometry.py " + " ".join(argv or sys.argv[1:])
+        forced = os.environ.get(tess.ENV)
+        cmd = ((f"{tess.ENV}={forced} " if forced else "") + "OMP_THREAD_LIMIT=1 .venv/bin/python "
+               "bench/bench_geometry.py " + " ".join(argv or sys.argv[1:]))
         args.write.write_text(f"## Geometry (load excluded from timings): straighten + find_table\n\n"
                               f"Command: `{cmd}`\n\n{text}")
     return 0
