@@ -171,8 +171,7 @@ def _locate_rows(grey: np.ndarray) -> tuple[Rulings, list[Blob], list[Row], np.n
     and the ink mask they were found in (1/ANALYSIS resolution)."""
     h, w = grey.shape
     ink = ink_mask(grey, RULING_INK)
-    k = ANALYSIS  # cut to whole k x k blocks: an exact shrink takes OpenCV's fast path
-    half = cv2.resize(ink[:h // k * k, :w // k * k], (w // k, h // k), interpolation=cv2.INTER_AREA)
+    half = cv2.resize(ink, (w // ANALYSIS, h // ANALYSIS), interpolation=cv2.INTER_AREA)
     half = cv2.threshold(half, 59, 255, cv2.THRESH_BINARY)[1]  # any ink in the 2x2 block
     best = None
     for gap_mm in BREAKS_MM:  # rulings broken into dashes (fax) need the wider gap
