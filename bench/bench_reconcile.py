@@ -1,13 +1,16 @@
 """Reconciliation on simulated sheets with reader-like noise and planted mistakes.
 
-    python bench/bench_reconcile.py [--sheets 300] [--mistakes 0.3] [--seed 1] [--write]
+    python bench/bench_reconcile.py [--sheets 300] [--mistakes 0.3] [--seed 1] [--source samples]
+        [--sure-share 0.7] [--sure-low 0.95] [--p-low 0.6] [--p-high 0.99] [--swap 0.04]
+        [--none-listed] [--write]
 
 Each sheet: a random 30-deal match (scoring.simulate), written by the players with
 one planted mistake on ~30 % of sheets (kinds in turn), read by a synthetic reader
-(scoring.recon_synth.Noise: right value p 0.6-0.99, confusable digits, dropped or
-extra zeros, 4 % top-candidate swaps, 0.4 % right value missing, 0.3 % unreadable),
-half the sheets with a Total row.  Prints a markdown table; ``--write`` also writes
-bench/RESULTS-reconcile.md.
+(scoring.recon_synth.Noise: 70 % of written cells read surely, right value p 0.95-0.99,
+the rest 0.6-0.99, as the real reader's reliability table in bench/RESULTS-read.md;
+confusable digits, dropped or extra zeros, 4 % top-candidate swaps, 0.4 % right value
+missing, 0.3 % unreadable; the noise options change these), half the sheets with a
+Total row.  Prints a markdown table; ``--write`` also writes bench/RESULTS-reconcile.md.
 """
 
 from __future__ import annotations
