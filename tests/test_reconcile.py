@@ -410,3 +410,18 @@ def test_both_readings_break_the_sums_flagged_in_either_reader_format(none_p):
     result = reconcile(sheet(rows, probs={(4, "cum_ns"): cands}), explain=False)
     cum = flags_of(result, "cumulative")
     assert [(f.deal, f.side, f.written, f.expected) for f in cum] == [(5, "ns", 300, 330)]
+
+
+def test_total_row_mistake_against_a_close_misread_goes_to_review():
+    """A Total row read 0.995 as a wrong total and 0.004 as the right one: the mistake has a
+    posterior of its own (each reading of the Total row is a hypothesis) -- between the review
+    and flag thresholds here, so it is reviewed, not flagged nor silently repaired."""
+    reading = sheet(running(SEED_001), total=(990, 1460))
+    reading.total.cells["cum_ew"] = CellReading([(1560, 0.995), (1460, 0.004)])
+    result = reconcile(reading, explain=False)
+    assert flags_of(result, "total") == []
+    assert any(r.reason.startswith("a misread or the players' mistake: Total row") for r in result.review)
+    # with no reading that agrees with the cumulatives, the same Total row is flagged
+    reading.total.cells["cum_ew"] = CellReading([(1560, 0.995), (1960, 0.004)])
+    result = reconcile(reading, explain=False)
+    assert [(f.side, f.written, f.expected) for f in flags_of(result, "total")] == [("ew", 1560, 1460)]
