@@ -35,6 +35,7 @@ class PrintedText:
     labels: list[str | None]  # per deal-number crop: its digits, or None when unread
     raw: list[str]  # per crop: the text as read ("" when nothing)
     texts: dict[str, str | None] = field(default_factory=dict)  # per field key: words read
+    scale: float = 1.0  # the crops were enlarged by this factor for Tesseract
 
 
 def read_printed(header: np.ndarray | None, labels: list[np.ndarray],
@@ -71,7 +72,17 @@ def read_printed(header: np.ndarray | None, labels: list[np.ndarray],
     raw = ["".join(t for _, t in sorted(parts)) for parts in texts]
     digits = [s.translate(DIGIT_FIX) for s in raw]
     return PrintedText(head, [d if d.isdigit() else None for d in digits], raw,
-                       _field_texts(fields, spans, field_words))
+                       _field_texts(fields, spans, field_words), f)
+
+
+def read_header(header: np.ndarray, f: float = 1.0) -> list[tuple[str, float]]:
+    """The words of a header band alone (enlarged by ``f``, as in :func:`read_printed`):
+    (word, x centre in the header crop's pixels)."""
+    img = _resize(header, f)
+    pad = max(8, img.shape[0] // 2)
+    comp = np.full((img.shape[0] + 2 * pad, img.shape[1] + 2 * pad), 255, np.uint8)
+    comp[pad:pad + img.shape[0], pad:pad + img.shape[1]] = img
+    return [(text, (x - pad) / f) for text, x, _, _ in _ocr_words(comp)]
 
 
 def read_fields(fields: dict[str, np.ndarray]) -> dict[str, str | None]:

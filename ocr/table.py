@@ -20,7 +20,7 @@ import numpy as np
 from ocr import tess
 from ocr.cells import box_quad, clean_region, ink_mask, paper_grey
 from ocr.data import DEAL_COLUMNS, TEXT_FIELDS, CellImage, InputError, StraightPage, Table
-from ocr.printed import read_fields, read_printed
+from ocr.printed import read_fields, read_header, read_printed
 
 NOT_FOUND = "no summary score table found"
 N_COLS = 1 + len(DEAL_COLUMNS)  # the printed deal-number column, then DEAL_COLUMNS
@@ -136,10 +136,19 @@ def _find_table(straight: StraightPage, src: str) -> Table:
     labels = name_rows(printed.labels)
     if labels is None:
         raise _Unread(f"{src}: {NOT_FOUND} (the printed deal numbers 1-{DEALS} were not read)")
-    if not _headers_read(printed.header_words):
+    header_words = printed.header_words
+    if not _headers_read(header_words) and labels[0] is None:
+        # the first "rows" carry no deal number: a header ruled into six cells (the N/S E/W
+        # row under Score and Cumulative) was taken for a deal row, and the header band was
+        # looked for above it; look again above the first numbered row
+        first = next(i for i, lab in enumerate(labels) if lab is not None)
+        again = header_box(blobs, rows[first:])
+        if again is not None and again != header:
+            header, header_words = again, read_header(crop(again), printed.scale)
+    if not _headers_read(header_words):
         raise _Unread(f"{src}: {NOT_FOUND} (no Dealer / Score / Cumulative headers above "
                       "the numbered rows)")
-    order = column_order(printed.header_words, header)
+    order = column_order(header_words, header)
     total = None
     if None in labels:  # rows without a deal number (e.g. a header split by its own text)
         total = _total_from_rows(rows, labels, printed.raw)
@@ -171,7 +180,8 @@ def _locate_rows(grey: np.ndarray) -> tuple[Rulings, list[Blob], list[Row], np.n
     and the ink mask they were found in (1/ANALYSIS resolution)."""
     h, w = grey.shape
     ink = ink_mask(grey, RULING_INK)
-    half = cv2.resize(ink, (w // ANALYSIS, h // ANALYSIS), interpolation=cv2.INTER_AREA)
+    k = ANALYSIS  # cut to whole k x k blocks: an exact shrink takes OpenCV's fast path
+    half = cv2.resize(ink[:h // k * k, :w // k * k], (w // k, h // k), interpolation=cv2.INTER_AREA)
     half = cv2.threshold(half, 59, 255, cv2.THRESH_BINARY)[1]  # any ink in the 2x2 block
     best = None
     for gap_mm in BREAKS_MM:  # rulings broken into dashes (fax) need the wider gap

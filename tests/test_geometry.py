@@ -319,3 +319,35 @@ def test_printed_numbers_and_header_read_in_one_tesseract_call(monkeypatch):
     assert res.labels[:30] == [str(n) for n in range(1, 31)] and res.labels[30] is None
     words = " ".join(w for w, _ in res.header_words).lower()
     assert "score" in words and "cumul" in words
+
+
+def test_header_row_taken_for_deal_rows_still_finds_the_headers(monkeypatch):
+    """A header ruled into six cells (its N/S E/W row) can pass for deal rows; the header
+    band is then first looked for above them, and must be looked for again above the
+    first numbered row."""
+    import ocr.table as table_mod
+
+    real = table_mod.deal_rows
+
+    def with_header_rows(blobs, px_mm):
+        rows = real(blobs, px_mm)
+        if len(rows) < 2:
+            return rows
+        pitch = rows[1][0].y0 - rows[0][0].y0
+        fake = [[table_mod.Blob(b.x0, b.y0 - k * pitch, b.x1, b.y1 - k * pitch) for b in rows[0]]
+                for k in (2, 1)]
+        return fake + rows
+
+    monkeypatch.setattr(table_mod, "deal_rows", with_header_rows)
+    reads = []
+    real_header = table_mod.read_header
+    monkeypatch.setattr(table_mod, "read_header", lambda *a: reads.append(1) or real_header(*a))
+    page, truth = make_scan(1100, "classic")
+    table = find_table(straighten(page))
+    assert reads == [1]  # the fallback ran: the first header band (above the fakes) was wrong
+    assert table.deal_rows == [str(n) for n in range(1, 31)]
+    for (row, key), quad in truth.items():
+        if not row:
+            continue
+        cx, cy = table.cell(row, key).quad.mean(axis=0)
+        assert cv2.pointPolygonTest(quad.astype(np.float32), (float(cx), float(cy)), False) >= 0
