@@ -44,11 +44,13 @@ lint: install
 	$(PY) -m ruff check .
 	$(PY) -m ruff format --check . || true
 
-# Rebuild the committed digit/letter model (training-only libraries go in .venv-train).
+# Rebuild the committed cell recogniser (training-only libraries go in .venv-train);
+# the recipe is in train/README.md.
 model:
 	@[ -x .venv-train/bin/python ] || $(PYTHON) -m venv .venv-train
 	.venv-train/bin/pip install -q -e . -r train/requirements.txt
-	.venv-train/bin/python train/train_glyphs.py
+	.venv-train/bin/python train/make_cells.py --out train/_data/cells.npz
+	OMP_NUM_THREADS=1 .venv-train/bin/python train/train_cellnet.py --data train/_data/cells.npz --threads 1
 
 samples: install
 	$(PY) samples/generate.py --out samples/_generated --count 20

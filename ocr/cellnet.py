@@ -118,6 +118,23 @@ class CellNet:
             return np.zeros((0, 0, len(ALPHABET) + 1), np.float32)
         return np.concatenate(outs)
 
+    def read(self, inputs: np.ndarray, batch: int = 64) -> list[np.ndarray]:
+        """Per-frame log-probabilities of each input (HEIGHT, WIDTH), each (T_i, classes).
+
+        Inputs carry their writing at the left (see :func:`prepare`); each is run only as wide
+        as its writing plus a margin of empty columns (in steps of 32 px), inputs of the same
+        width together, so empty padding costs nothing.  The frames beyond the margin would
+        read "nothing" anyway."""
+        x_all = np.asarray(inputs, np.float32)
+        widths = [_run_width(x) for x in x_all]
+        out: list[np.ndarray | None] = [None] * len(x_all)
+        for w in sorted(set(widths)):
+            idx = [i for i, wi in enumerate(widths) if wi == w]
+            lp = self.log_probs(x_all[idx][:, :, :w], batch)
+            for i, row in zip(idx, lp, strict=True):
+                out[i] = row
+        return out  # type: ignore[return-value]
+
     def _forward(self, x: np.ndarray) -> np.ndarray:
         x = x[..., None]
         for w, b, ph, pw in self.convs:
@@ -135,6 +152,15 @@ class CellNet:
         return z - np.log(np.exp(z).sum(axis=2, keepdims=True))
 
 
+RUN_MARGIN = 24  # empty columns kept right of the writing when an input is run narrower
+
+
+def _run_width(x: np.ndarray) -> int:
+    cols = np.flatnonzero(x.max(axis=0) > 0)
+    used = int(cols[-1]) + 1 if len(cols) else 0
+    return min(WIDTH, -(-(used + RUN_MARGIN) // 32) * 32)
+
+
 @lru_cache(maxsize=1)
 def default_net() -> CellNet:
     """The committed network, loaded once per process (read-only afterwards)."""
@@ -148,13 +174,15 @@ def ctc_nbest(log_probs: np.ndarray, beam: int = 16, allowed: str | None = None)
     with their probabilities (summed over alignments), best first.  ``allowed`` limits the
     symbols (e.g. digits and dash for a number cell)."""
     probs = np.exp(np.asarray(log_probs, np.float64))
-    symbols = [i + 1 for i, ch in enumerate(ALPHABET) if allowed is None or ch in allowed]
+    symbols = np.array([i + 1 for i, ch in enumerate(ALPHABET) if allowed is None or ch in allowed])
     # prefix -> (p ending in blank, p ending in non-blank)
     beams: dict[tuple[int, ...], tuple[float, float]] = {(): (1.0, 0.0)}
     for p in probs:
+        active = symbols[p[symbols] > 1e-4].tolist()  # symbols negligible in this frame are skipped
+        if not active:  # a frame of "nothing here": every prefix just goes on
+            beams = {k: ((pb + pnb) * p[0], pnb * p[k[-1]] if k else 0.0) for k, (pb, pnb) in beams.items()}
+            continue
         nxt: dict[tuple[int, ...], list[float]] = {}
-        # prune symbols that are negligible in this frame
-        active = [s for s in symbols if p[s] > 1e-4]
         for prefix, (pb, pnb) in beams.items():
             total = pb + pnb
             e = nxt.setdefault(prefix, [0.0, 0.0])
