@@ -169,6 +169,8 @@ def main(argv: list[str] | None = None) -> int:
     z = np.load(args.data)
     images, labels, seeds = z["images"], z["labels"], z["seeds"]
     assert images.shape[1:] == (HEIGHT, WIDTH), images.shape
+    inked = images.reshape(len(images), -1).max(axis=1) > 0  # all-zero inputs never reach the net
+    images, labels, seeds = images[inked], labels[inked], seeds[inked]
     val = seeds % 10 == 0
     xtr, ytr = images[~val], labels[~val]
     xva, yva = images[val], labels[val]
@@ -198,8 +200,8 @@ def main(argv: list[str] | None = None) -> int:
             opt.step()
             sched.step()
             step += 1
-            run = 0.98 * run + 0.02 * float(loss) if k else float(loss)
-            if k % 200 == 0:
+            run = 0.98 * run + 0.02 * loss.item() if k else loss.item()
+            if k % 100 == 0:
                 print(f"epoch {epoch} step {k} loss {run:.4f} {time.time() - t0:.0f}s", flush=True)
         lv = val_logits(net, xva)
         acc, nll = best_path_accuracy(lv, yva), nll_at(lv, yva, 1.0)
