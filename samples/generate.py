@@ -92,7 +92,8 @@ def render_sheet(seed: int, *, layout: str | None = None, hand: str | None = Non
         ink2 = ink if rng.random() < 0.6 or typed else rng.choice(sorted(INKS))
         pens.append(Pen(second_hand, ink2, rng, px_mm))
     cells = fill_form(page, geom, content, pens, switch, zero_style, np_rng)
-    sc = make_scan(page, form_dpi, scan, rng, np_rng, allow_turn=allow_turn, dpi=scan_dpi)
+    sc = make_scan(page, form_dpi, scan, rng, np_rng, allow_turn=allow_turn, dpi=scan_dpi,
+                   faint_ink=any(p.ink == "pencil" for p in pens))
     if jpeg_quality is not None:
         sc.jpeg_quality = jpeg_quality
 

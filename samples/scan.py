@@ -87,11 +87,14 @@ def _turn(rng: random.Random, allow: bool) -> int:
 
 def make_scan(page: np.ndarray, page_dpi: float, kind: str, rng: random.Random,
               np_rng: np.random.Generator, allow_turn: bool = True,
-              dpi: float | None = None) -> Scan:
+              dpi: float | None = None, faint_ink: bool = False) -> Scan:
     """A scan of ``page`` (BGR, rendered at ``page_dpi``) of the given kind; ``dpi``
-    overrides the output resolution of flatbed scans and photos."""
+    overrides the output resolution of flatbed scans and photos.  ``faint_ink`` (pencil):
+    the sender of a fax picks its "dark" setting, else the writing would not go through."""
     if kind not in SCAN_KINDS:
         raise ValueError(f"unknown scan kind {kind!r}; choose one of {', '.join(SCAN_KINDS)}")
+    if kind == "fax":
+        return _fax(page, page_dpi, kind, rng, np_rng, allow_turn, dpi, dark=faint_ink)
     return {"clean": _flatbed, "skewed": _flatbed, "photo": _photo, "fax": _fax}[kind](
         page, page_dpi, kind, rng, np_rng, allow_turn, dpi)
 
@@ -184,7 +187,7 @@ def _photo(page, page_dpi, kind, rng, np_rng, allow_turn, want_dpi) -> Scan:
     return Scan(img, m, kind, turn, round(top_edge, 3), dpi, rng.randint(40, 75))
 
 
-def _fax(page, page_dpi, kind, rng, np_rng, allow_turn, want_dpi) -> Scan:
+def _fax(page, page_dpi, kind, rng, np_rng, allow_turn, want_dpi, dark: bool = False) -> Scan:
     h, w = page.shape[:2]
     skew = rng.uniform(-1.5, 1.5)
     fine = rng.random() < 0.3  # "fine" mode is 200x200; standard is 200x100
@@ -194,6 +197,8 @@ def _fax(page, page_dpi, kind, rng, np_rng, allow_turn, want_dpi) -> Scan:
     low = cv2.warpPerspective(grey, m, (cw, ch), flags=cv2.INTER_AREA,
                               borderMode=cv2.BORDER_CONSTANT, borderValue=255)
     thresh = rng.uniform(150, 190)
+    if dark:  # pencil is ~150-220 grey: the normal setting drops it all (the page arrives blank)
+        thresh += 40
     bw = np.where(low < thresh, 0, 255).astype(np.uint8)
     flip = np_rng.random(bw.shape) < rng.uniform(0.001, 0.004)
     bw[flip] = 255 - bw[flip]

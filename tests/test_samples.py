@@ -360,3 +360,20 @@ def test_committed_sample_truth_matches_its_image(truth_path):
         with Image.open(path) as im:
             assert im.size == (w, h)
     assert _apply_mistakes(truth["true_rows"], truth["mistakes"]) == truth["rows"]
+
+
+def test_pencil_writing_survives_a_fax():
+    """A pencil sheet sent by fax still carries its writing (the sender picks the dark setting);
+    seed 60000's pencil rows used to vanish entirely."""
+    img, truth = generate.render_sheet(60000, scan="fax", ink="pencil", allow_turn=False)
+    assert truth["inks"][0] == "pencil"
+    inked = []
+    for cell in truth["cells"]:
+        if cell["key"] not in ("ns", "ew", "cum_ns", "cum_ew") or not cell["text"].strip().isdigit():
+            continue
+        q = np.array(cell["quad"], np.float32)
+        c = q.mean(axis=0)
+        mask = np.zeros(img.shape[:2], np.uint8)
+        cv2.fillPoly(mask, [np.round(c + 0.8 * (q - c)).astype(np.int32)], 1)
+        inked.append(float((img[mask == 1] == 0).mean()) > 0.01)
+    assert len(inked) > 40 and np.mean(inked) > 0.97, np.mean(inked)
