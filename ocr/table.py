@@ -191,7 +191,17 @@ def _locate_rows(grey: np.ndarray) -> tuple[Rulings, list[Blob], list[Row], np.n
         if best is None or len(rows) > len(best[2]):
             best = (rulings, blobs, rows, half)
         if len(rows) >= DEALS:
-            break
+            return best
+    # horizontal rulings broken into dashes with gaps longer than any safe closing (a fax
+    # line thinner than a scan line): drawn in where the columns agree (see table_lines)
+    rulings = find_rulings(half, BREAKS_MM[0])
+    drawn = table_lines(half, rulings)
+    if drawn is not None:
+        rulings.horiz = cv2.bitwise_or(rulings.horiz, drawn)
+        blobs = cell_blobs(rulings)
+        rows = deal_rows(blobs, rulings.px_mm * ANALYSIS)
+        if len(rows) > len(best[2]):
+            best = (rulings, blobs, rows, half)
     return best
 
 
@@ -229,6 +239,100 @@ def find_rulings(ink: np.ndarray, gap_mm: float = 0.8, px_mm: float | None = Non
     vt = cv2.morphologyEx(vt, cv2.MORPH_CLOSE, rect(cv2.MORPH_RECT, (1, vgap)))
     vt = cv2.morphologyEx(vt, cv2.MORPH_OPEN, rect(cv2.MORPH_RECT, (1, vk)))
     return Rulings(horiz=hz, vert=vt, px_mm=px_mm)
+
+
+LINE_COVER = 0.4  # a dashed ruling inks at least this share of its column's width
+LINE_AGREE = 4  # ... in at least this many of the six columns at the same height
+
+
+def table_lines(ink: np.ndarray, rulings: Rulings) -> np.ndarray | None:
+    """Horizontal rulings of the deal table recovered from their dashes (analysis
+    resolution), or None when no set of columns shows any.
+
+    A fax scan line is coarser than a thin ruling, so a ruling that is a little off level
+    comes out as dashes with gaps of several millimetres, longer than handwriting's own
+    gaps: no morphological closing can tell them apart.  But a ruling crosses every
+    column of the table at the same height, thin, while writing sits in one cell.  For
+    each column between two vertical rulings (found whole), the share of its width inked
+    at each height is taken; a ruling is a thin peak of that share that at least
+    LINE_AGREE of six adjacent columns show within a pixel or two of each other.  It is
+    drawn across each column at that column's own peak (rows need not be parallel)."""
+    mm = rulings.px_mm
+    n, _, stats, _ = cv2.connectedComponentsWithStats(rulings.vert, connectivity=8)
+    lines = sorted((int(stats[i, 0]), int(stats[i, 0] + stats[i, 2]), int(stats[i, 1]),
+                    int(stats[i, 1] + stats[i, 3])) for i in range(1, n)
+                   if stats[i, 2] <= 3 * mm)  # (x0, x1, y0, y1), thin, left to right
+    if len(lines) < N_COLS + 1:
+        return None
+    band = cv2.dilate(ink, cv2.getStructuringElement(cv2.MORPH_RECT, (1, 3)))
+    h = ink.shape[0]
+    thick = max(3, round(1.5 * mm))  # a peak this far off must have fallen well away
+    near = 2  # pixels: the columns' peaks of one ruling
+    strips = []
+    for a, b in zip(lines, lines[1:], strict=False):
+        xa, xb = a[1] + round(0.5 * mm), b[0] - round(0.5 * mm)
+        if not 4 * mm <= xb - xa <= 80 * mm:
+            strips.append(None)
+            continue
+        y0, y1 = max(a[2], b[2]), min(a[3], b[3])
+        cover = np.zeros(h, np.float32)
+        if y1 - y0 > 10 * mm:
+            cover[y0:y1] = band[y0:y1, xa:xb].mean(axis=1) / 255.0
+        lo = np.minimum(np.roll(cover, thick), np.roll(cover, -thick))
+        peak = ((cover >= LINE_COVER) & (cover >= np.roll(cover, 1)) & (cover > np.roll(cover, -1))
+                & (lo <= 0.7 * cover))
+        strips.append((xa, xb, cover, peak))
+    best, best_n = None, 0
+    for i in range(len(strips) - N_COLS + 1):  # six adjacent columns: the deal table's
+        group = strips[i:i + N_COLS]
+        if any(g is None for g in group):
+            continue
+        votes = sum(cv2.dilate(g[3].astype(np.uint8)[:, None], np.ones((2 * near + 1, 1), np.uint8))[:, 0]
+                    for g in group)
+        ys = np.flatnonzero(votes >= LINE_AGREE)
+        heights = _evenly_spaced([int(run.mean()) for run in
+                                  np.split(ys, np.flatnonzero(np.diff(ys) > 1) + 1) if run.size], mm)
+        if len(heights) > best_n:
+            best, best_n = (group, heights), len(heights)
+    if best is None or best_n < DEALS // 2:
+        return None
+    out = np.zeros_like(ink)
+    group, heights = best
+    for y in heights:
+        for xa, xb, cover, peak in group:
+            lo, hi = max(0, y - near), min(h, y + near + 1)
+            ys = np.flatnonzero(peak[lo:hi])
+            yy = lo + int(ys[np.argmax(cover[lo:hi][ys])]) if ys.size else y
+            out[max(0, yy - 1):yy + 2, xa - round(0.5 * mm) - 2:xb + round(0.5 * mm) + 2] = 255
+    return out
+
+
+def _evenly_spaced(ys: list[int], mm: float) -> list[int]:
+    """The longest run of the heights ``ys`` (sorted) spaced by one row pitch (or two: a
+    ruling lost), the pitch being the most common spacing between them: the tops of
+    digits written level across a row may agree as well as a ruling does, but not at
+    the rulings' spacing."""
+    if len(ys) < 3:
+        return ys
+    d = np.subtract.outer(np.array(ys), np.array(ys)).ravel()
+    d = d[(d >= 3.5 * mm) & (d <= 18 * mm)]
+    if d.size == 0:
+        return []
+    counts = np.bincount(d, minlength=int(d.max()) + 2).astype(np.float64)
+    smooth = counts + np.roll(counts, 1) + np.roll(counts, -1)  # counts[0] and [-1] are 0
+    p = int(np.flatnonzero(smooth >= 0.5 * smooth.max())[0])  # not twice the pitch
+    pitch = float(np.average([p - 1, p, p + 1], weights=counts[p - 1:p + 2] + 1e-9))
+    best: list[tuple[int, int]] = []  # per height: (run length ending there, previous index)
+    for j, y in enumerate(ys):
+        options = [(best[i][0] + 1, i) for i in range(j)
+                   if any(abs(y - ys[i] - m * pitch) <= 0.15 * pitch for m in (1, 2))]
+        best.append(max(options, default=(1, -1)))
+    j = max(range(len(ys)), key=lambda i: best[i][0])
+    out = []
+    while j >= 0:
+        out.append(ys[j])
+        j = best[j][1]
+    return out[::-1]
 
 
 def cell_blobs(rulings: Rulings) -> list[Blob]:
