@@ -34,9 +34,10 @@ class PageOutcome:
 def is_blank(page: Page, ink_fraction: float = 0.0005) -> bool:
     """True when a page carries (almost) no ink: e.g. the blank back of a scanned sheet."""
     image = page.image
-    grey = image if image.ndim == 2 else image.mean(axis=2)
-    step = max(1, max(grey.shape) // 800)  # a coarse look is enough
-    small = np.asarray(grey[::step, ::step], dtype=np.float32)
+    step = max(1, max(image.shape[:2]) // 800)  # a coarse look is enough
+    small = np.asarray(image[::step, ::step], dtype=np.float32)  # subsample first: a full-page
+    if small.ndim == 3:  # mean over colour cost 0.18 s per sheet
+        small = small.mean(axis=2)
     paper = float(np.percentile(small, 90))
     return float(np.mean(small < paper - 60)) < ink_fraction
 
