@@ -259,9 +259,15 @@ def table_lines(ink: np.ndarray, rulings: Rulings) -> np.ndarray | None:
     drawn across each column at that column's own peak (rows need not be parallel)."""
     mm = rulings.px_mm
     n, _, stats, _ = cv2.connectedComponentsWithStats(rulings.vert, connectivity=8)
-    lines = sorted((int(stats[i, 0]), int(stats[i, 0] + stats[i, 2]), int(stats[i, 1]),
-                    int(stats[i, 1] + stats[i, 3])) for i in range(1, n)
-                   if stats[i, 2] <= 3 * mm)  # (x0, x1, y0, y1), thin, left to right
+    lines: list[tuple[int, int, int, int]] = []  # (x0, x1, y0, y1), thin, left to right
+    for x, y, bw, bh in sorted(tuple(int(v) for v in stats[i, :4]) for i in range(1, n)):
+        if bw > 3 * mm:
+            continue
+        if lines and x <= lines[-1][1] + mm:  # pieces of one ruling, broken by a dropout
+            a = lines[-1]
+            lines[-1] = (a[0], max(a[1], x + bw), min(a[2], y), max(a[3], y + bh))
+        else:
+            lines.append((x, x + bw, y, y + bh))
     if len(lines) < N_COLS + 1:
         return None
     band = cv2.dilate(ink, cv2.getStructuringElement(cv2.MORPH_RECT, (1, 3)))
