@@ -623,6 +623,8 @@ def text_fields(grey: np.ndarray, zone: np.ndarray, rulings: Rulings, half: np.n
     if len(found) < len(TEXT_FIELDS):
         dashed = find_rulings(half[:top], BREAKS_MM[-1], px_mm=mm).horiz
         found = max(found, _underlines(dashed, mm), key=len)
+    found = {key: _along(seg, half, mm, [s for o, s in found.items() if o != key])
+             for key, seg in found.items()}
     out = []
     height = round(1.5 * pitch)
     band = max(3, round(0.5 * mm * k) + 3)
@@ -684,3 +686,28 @@ def _underlines(horiz: np.ndarray, mm: float) -> dict[str, tuple[int, int, int, 
     if len(lines) == 2:
         found["winners"] = lines[1][0]
     return found
+
+
+def _along(seg: tuple[int, int, int, int], ink: np.ndarray, mm: float,
+           others: list[tuple[int, int, int, int]]) -> tuple[int, int, int, int]:
+    """An underline ``seg`` (x, y, w, h) found in part (a fax drops most of a thin line)
+    followed along its own height through dashes at least 1.5 mm long with gaps of up to
+    10 mm, never into another underline's span."""
+    x, y, w, h = seg
+    row = ink[max(0, y - 1):y + h + 1].any(axis=0)
+    lo = max((o[0] + o[2] for o in others if abs(o[1] - y) <= 3 * mm and o[0] + o[2] <= x), default=0)
+    hi = min((o[0] for o in others if abs(o[1] - y) <= 3 * mm and o[0] >= x + w), default=row.size)
+    row = row[lo:hi].astype(np.int8)
+    edges = np.flatnonzero(np.diff(np.concatenate(([0], row, [0]))))
+    dashes = [(a + lo, b + lo) for a, b in zip(edges[::2], edges[1::2], strict=True)
+              if b - a >= 1.5 * mm or (a + lo < x + w and b + lo > x)]
+    x0, x1 = x, x + w
+    gap = 10 * mm
+    for a, b in sorted(dashes, key=lambda d: -d[0]):  # leftwards
+        if b < x0 and x0 - b <= gap:
+            x0 = a
+    for a, b in sorted(dashes):  # rightwards
+        if a > x1 and a - x1 <= gap:
+            x1 = b
+    return (int(min(x, x0)), y, int(max(x + w, x1) - min(x, x0)), h)
+
