@@ -386,3 +386,14 @@ def test_fax_whose_rulings_are_dashes_with_long_gaps_is_found(monkeypatch):
     monkeypatch.setattr(table_mod, "table_lines", lambda *a: None)  # without the recovery
     with pytest.raises(InputError):
         find_table(straight)
+
+
+def test_evenly_spaced_keeps_the_rulings_not_the_digit_tops_between_them():
+    """table_lines' candidate heights: rulings every 25 px (one lost), plus the tops of
+    digits written level across a few rows 8 px under a ruling."""
+    from ocr.table import _evenly_spaced
+
+    rulings = [100 + 25 * i for i in range(31) if i != 12]
+    tops = [100 + 25 * i + 8 for i in (3, 4, 5, 9, 20)]
+    got = _evenly_spaced(sorted(rulings + tops), mm=3.4)
+    assert got == rulings
