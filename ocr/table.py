@@ -192,9 +192,19 @@ def _locate_rows(grey: np.ndarray) -> tuple[Rulings, list[Blob], list[Row], np.n
             best = (rulings, blobs, rows, half)
         if len(rows) >= DEALS:
             return best
+    # handwriting stacked down a column, touching across the rulings, can pass for a
+    # vertical ruling and split the cells of some rows: vertical strokes much shorter
+    # than the table's own are dropped
+    rulings = find_rulings(half, BREAKS_MM[0])
+    rulings.vert = long_verticals(rulings.vert, rulings.px_mm)
+    blobs = cell_blobs(rulings)
+    rows = deal_rows(blobs, rulings.px_mm * ANALYSIS)
+    if len(rows) > len(best[2]):
+        best = (rulings, blobs, rows, half)
+    if len(rows) >= DEALS:
+        return best
     # horizontal rulings broken into dashes with gaps longer than any safe closing (a fax
     # line thinner than a scan line): drawn in where the columns agree (see table_lines)
-    rulings = find_rulings(half, BREAKS_MM[0])
     drawn = table_lines(half, rulings)
     if drawn is not None:
         rulings.horiz = cv2.bitwise_or(rulings.horiz, drawn)
@@ -239,6 +249,29 @@ def find_rulings(ink: np.ndarray, gap_mm: float = 0.8, px_mm: float | None = Non
     vt = cv2.morphologyEx(vt, cv2.MORPH_CLOSE, rect(cv2.MORPH_RECT, (1, vgap)))
     vt = cv2.morphologyEx(vt, cv2.MORPH_OPEN, rect(cv2.MORPH_RECT, (1, vk)))
     return Rulings(horiz=hz, vert=vt, px_mm=px_mm)
+
+
+def long_verticals(vert: np.ndarray, mm: float, share: float = 0.6) -> np.ndarray:
+    """``vert`` without the vertical strokes shorter than ``share`` of the longest (the
+    pieces of one ruling at the same x, broken by a dropout, counted together)."""
+    n, labels, stats, _ = cv2.connectedComponentsWithStats(vert, connectivity=8)
+    if n <= 2:
+        return vert
+    groups: list[list[int]] = []  # component indices, by x
+    for i in sorted(range(1, n), key=lambda i: stats[i, 0]):
+        x = stats[i, 0]
+        if groups and x <= max(stats[j, 0] + stats[j, 2] for j in groups[-1]) + mm:
+            groups[-1].append(i)
+        else:
+            groups.append([i])
+    span = {tuple(g): max(stats[j, 1] + stats[j, 3] for j in g) - min(stats[j, 1] for j in g)
+            for g in groups}
+    longest = max(span.values())
+    keep = np.zeros(n, np.uint8)
+    for g, length in span.items():
+        if length >= share * longest:
+            keep[list(g)] = 255
+    return keep[labels]
 
 
 LINE_COVER = 0.4  # a dashed ruling inks at least this share of its column's width

@@ -397,3 +397,21 @@ def test_evenly_spaced_keeps_the_rulings_not_the_digit_tops_between_them():
     tops = [100 + 25 * i + 8 for i in (3, 4, 5, 9, 20)]
     got = _evenly_spaced(sorted(rulings + tops), mm=3.4)
     assert got == rulings
+
+
+def test_handwriting_stacked_down_a_column_is_not_taken_for_a_ruling(monkeypatch):
+    """Generated photo 5000048: right-aligned digits written large, touching across the
+    rulings, line up into vertical strokes down the cumulative columns that split the
+    cells of a dozen rows; strokes much shorter than the table's rulings are dropped."""
+    import ocr.table as table_mod
+
+    page, truth, quads = _generated(5000048)
+    straight = straighten(page)
+    table = find_table(straight)
+    assert table.deal_rows == [str(n) for n in range(1, 31)]
+    for (row, key), quad in quads.items():
+        cx, cy = table.cell(row, key).quad.mean(axis=0)
+        assert cv2.pointPolygonTest(quad, (float(cx), float(cy)), False) >= 0, (row, key)
+    monkeypatch.setattr(table_mod, "long_verticals", lambda vert, mm: vert)  # without it
+    with pytest.raises(InputError):
+        find_table(straight)
