@@ -40,6 +40,10 @@ from scoring.sheet import (
 MATCH_DEALS = 30
 FLAG_AT = 0.8  # a numbers mistake this probable (misreads explain at most the rest) is flagged ...
 REVIEW_MISTAKE_AT = 0.1  # ... one between this and FLAG_AT goes to review instead
+# A single miscopied cumulative (later rows right again) looks exactly like one misread cell, the
+# commonest reader error; it needs more evidence than a slip carried forward, which no single
+# misread can mimic.
+COPY_FLAG_AT = 0.9
 DEALER_FLAG_AT = 0.5  # a dealer out of turn more probable than a misread letter is flagged
 SURE_BLANK = 0.9  # an empty row is a missing deal only when its blanks are this sure
 REVIEW_BELOW = 0.9  # a number whose chosen value is less probable than this goes to review
@@ -285,7 +289,8 @@ def _mistake_flags(hyps: list[Hypothesis], last_deal, flags, review) -> None:
         seen.add(m.key)
         deal = last_deal if m.kind == "total" else m.deal
         p = mass[m.key]
-        if p >= FLAG_AT and m in hyps[0].mistakes:
+        flag_at = COPY_FLAG_AT if m.kind == "cumulative" and m.shape == "copy" else FLAG_AT
+        if p >= flag_at and m in hyps[0].mistakes:
             flags.append(Flag(m.kind, _message(m, deal), deal=deal, side=m.side, column=m.column,
                               written=m.written, expected=m.expected))
         elif p >= REVIEW_MISTAKE_AT:
