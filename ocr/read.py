@@ -5,7 +5,7 @@ sheet in one batch; a CTC beam search gives each cell's most probable strings wi
 probabilities (summed over all alignments, so touching digits need no cutting), and the
 strings become values with light priors (scores are multiples of ten).  What the beam does
 not cover, or what is no number at all, stays as "none of these" (``None``).
-Names and the winners line: best effort with one batched Tesseract call per sheet.
+Names and the winners line: best effort, read by the geometry stage (ocr.printed.read_fields).
 """
 
 from __future__ import annotations
@@ -16,8 +16,9 @@ from difflib import SequenceMatcher
 
 import numpy as np
 
-from ocr.cellnet import CellNet, ctc_nbest, default_net, prepare
-from ocr.data import DEAL_COLUMNS, CellImage, Table
+from ocr.cellnet import HEIGHT, WIDTH, CellNet, ctc_nbest, default_net, prepare
+from ocr.data import DEAL_COLUMNS, Table
+from ocr.printed import read_fields
 from scoring.sheet import Candidate, CellReading, RowReading, SheetReading
 
 N_BEST = 5
@@ -43,7 +44,7 @@ def read_table(table: Table, net: CellNet | None = None) -> SheetReading:
     t0 = time.perf_counter()
     net = net or default_net()
     cells = [(ci, c) for ci, c in enumerate(table.cells) if c.key == "dealer" or c.key in DEAL_COLUMNS]
-    inputs = np.zeros((len(cells), *prepare(np.zeros((1, 1), np.uint8)).shape), np.float32)
+    inputs = np.zeros((len(cells), HEIGHT, WIDTH), np.float32)
     for k, (_, cell) in enumerate(cells):
         inputs[k] = prepare(cell.image)
     inked = np.flatnonzero(inputs.reshape(len(cells), -1).max(axis=1) > 0) if cells else np.zeros(0, int)
@@ -76,9 +77,9 @@ def read_table(table: Table, net: CellNet | None = None) -> SheetReading:
         total = RowReading(deal=0, cells=by_row["total"])
 
     t1 = time.perf_counter()
-    text = table.texts  # read by the geometry stage's one Tesseract call, when it could
-    if text is None:
-        text = read_text_fields([c for c in table.cells if c.key in ("names_ns", "names_ew", "winners")])
+    text = table.texts  # read by the geometry stage's Tesseract call; a Table made elsewhere:
+    if text is None:  # the same field reader, now
+        text = read_fields({c.key: c.image for c in table.cells if c.key in ("names_ns", "names_ew", "winners")})
     names = {"ns": text.get("names_ns"), "ew": text.get("names_ew")}
     winners_text = text.get("winners")
     t2 = time.perf_counter()
@@ -172,58 +173,6 @@ def letter_reading(found: list[tuple[str, float]]) -> CellReading:
     cands = [(k, v / z) for k, v in cands if v / z >= MIN_CANDIDATE]
     cands.sort(key=lambda c: -c[1])
     return CellReading(candidates=cands or [(None, 1.0)])
-
-
-def read_text_fields(cells: list[CellImage]) -> dict[str, str | None]:
-    """Printed or handwritten names/winners text by one Tesseract call for all fields; best effort."""
-    out: dict[str, str | None] = {c.key: None for c in cells}
-    if not cells:
-        return out
-    try:
-        import cv2
-        import pytesseract
-
-        target_h = 36
-        parts, spans, y = [], [], 0
-        width = 0
-        scaled = []
-        for c in cells:
-            img = np.asarray(c.image)
-            if img.ndim == 3:
-                img = cv2.cvtColor(img, cv2.COLOR_BGR2GRAY)
-            if img.size == 0:
-                scaled.append(None)
-                continue
-            s = target_h / max(img.shape[0], 1)
-            img = cv2.resize(img, (max(1, int(img.shape[1] * s)), target_h), interpolation=cv2.INTER_AREA)
-            scaled.append(img)
-            width = max(width, img.shape[1])
-        gap = 24
-        for c, img in zip(cells, scaled, strict=True):
-            if img is None:
-                continue
-            y += gap
-            parts.append((y, img))
-            spans.append((c.key, y, y + img.shape[0]))
-            y += img.shape[0]
-        canvas = np.full((y + gap, width + 2 * gap), 255, np.uint8)
-        for top, img in parts:
-            canvas[top : top + img.shape[0], gap : gap + img.shape[1]] = img
-        data = pytesseract.image_to_data(canvas, config="--psm 6", output_type=pytesseract.Output.DICT)
-    except Exception:  # noqa: BLE001 - names are best effort; a failing OCR engine must not stop the sheet
-        return out
-    words: dict[str, list[tuple[int, str]]] = {}
-    for text, top, h, left, conf in zip(data["text"], data["top"], data["height"], data["left"], data["conf"], strict=False):
-        text = text.strip()
-        if not text or float(conf) < 10:
-            continue
-        mid = top + h / 2
-        for key, a, b in spans:
-            if a - gap / 2 <= mid <= b + gap / 2:
-                words.setdefault(key, []).append((left, text))
-    for key, ws in words.items():
-        out[key] = " ".join(w for _, w in sorted(ws)) or None
-    return out
 
 
 def _side_token(text: str) -> str | None:
