@@ -120,3 +120,17 @@ def test_bad_usage_exits_2(capsys, tmp_path):
     assert exc.value.code == 2
     status, _, err = run(capsys, "read", str(tmp_path))  # a folder with no scans in it
     assert status == 2 and "no scan files" in err
+
+
+def test_output_cut_short_by_the_reader_is_not_a_crash():
+    """`rubberscan read ... | head -1`: the pipe closes early; no traceback, exit 0."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent
+    scan = root / "samples" / "scans" / "05-classic-typed-clean.pdf"
+    proc = subprocess.run(f"'{sys.executable}' cli.py read --format csv '{scan}' | head -1",
+                          shell=True, cwd=root, capture_output=True, text=True, timeout=120)
+    assert proc.stdout.startswith("source,page,deal")
+    assert "Traceback" not in proc.stderr and "BrokenPipe" not in proc.stderr, proc.stderr
