@@ -16,7 +16,7 @@ from difflib import SequenceMatcher
 
 import numpy as np
 
-from ocr.cellnet import HEIGHT, WIDTH, CellNet, ctc_nbest, default_net, prepare
+from ocr.cellnet import HEIGHT, WIDTH, CellReader, default_net, prepare
 from ocr.data import DEAL_COLUMNS, Table
 from ocr.printed import read_fields
 from scoring.sheet import Candidate, CellReading, RowReading, SheetReading
@@ -39,7 +39,7 @@ MIN_CANDIDATE = 0.005
 NONE_FLOOR = 0.01  # "none of these" keeps at least this share in every written cell
 
 
-def read_table(table: Table, net: CellNet | None = None) -> SheetReading:
+def read_table(table: Table, net: CellReader | None = None) -> SheetReading:
     """Read every cell of ``table``: numbers and dealer letters with N-best candidates."""
     t0 = time.perf_counter()
     net = net or default_net()
@@ -48,11 +48,9 @@ def read_table(table: Table, net: CellNet | None = None) -> SheetReading:
     for k, (_, cell) in enumerate(cells):
         inputs[k] = prepare(cell.image)
     inked = np.flatnonzero(inputs.reshape(len(cells), -1).max(axis=1) > 0) if cells else np.zeros(0, int)
-    log_probs = net.read(inputs[inked])
-    strings: dict[int, list[tuple[str, float]]] = {}
-    for k, lp in zip(inked, log_probs, strict=True):
-        ci, cell = cells[k]
-        strings[ci] = ctc_nbest(lp, beam=BEAM, allowed=LETTER_SYMBOLS if cell.key == "dealer" else NUMBER_SYMBOLS)
+    allowed = [LETTER_SYMBOLS if cells[k][1].key == "dealer" else NUMBER_SYMBOLS for k in inked]
+    found = net.nbest(inputs[inked], allowed, beam=BEAM)
+    strings = {cells[k][0]: f for k, f in zip(inked, found, strict=True)}
 
     numbers = [ci for ci, c in cells if c.key != "dealer"]
     blank_prob = BLANK_PROB if _blank_share(table, numbers, strings) <= BLANK_SHEET_SHARE else SUSPECT_BLANK_PROB

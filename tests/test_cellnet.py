@@ -10,7 +10,16 @@ import cv2
 import numpy as np
 import pytest
 
-from ocr.cellnet import ALPHABET, HEIGHT, WIDTH, ctc_nbest, default_net, prepare
+from ocr.cellnet import (
+    ALPHABET,
+    HEIGHT,
+    WIDTH,
+    CellReader,
+    ctc_nbest,
+    ctc_string_probs,
+    default_net,
+    prepare,
+)
 from samples.hands import mnist_digits
 
 
@@ -87,9 +96,9 @@ def test_reads_real_handwritten_digits():
     rng = np.random.default_rng(7)
     wants = [str(int(rng.integers(1, 200)) * 10) for _ in range(200)]
     cells = np.stack([prepare(_mnist_number(rng, w, images, labels)) for w in wants])
-    log_probs = default_net().log_probs(cells)
-    best = [ctc_nbest(lp, allowed="0123456789-")[0][0] for lp in log_probs]
-    top3 = [[s for s, _ in ctc_nbest(lp, allowed="0123456789-")[:3]] for lp in log_probs]
+    found = default_net().nbest(cells, ["0123456789-"] * len(cells))
+    best = [f[0][0] for f in found]
+    top3 = [[s for s, _ in f[:3]] for f in found]
     acc = np.mean([b == w for b, w in zip(best, wants, strict=True)])
     acc3 = np.mean([w in t for t, w in zip(top3, wants, strict=True)])
     assert acc >= ACCURACY_FLOOR, acc
@@ -99,3 +108,66 @@ def test_reads_real_handwritten_digits():
 # measured on the committed model: 0.90 exact, 0.97 top 3 (200 numbers); the floors sit a little below
 ACCURACY_FLOOR = 0.86
 TOP3_FLOOR = 0.94
+
+
+def test_string_probabilities_match_the_beam():
+    """The CTC forward pass that scores given strings agrees with the beam search's sums over
+    alignments, for inputs of different lengths scored in one batch (shorter ones padded)."""
+    rng = np.random.default_rng(11)
+    log_probs, strings, beams = [], [], []
+    for frames in (3, 5, 6):  # short enough for a beam of 2000 to keep every prefix: exact sums
+        probs = np.full((frames, len(ALPHABET) + 1), 1e-9)
+        probs[:, [0, 1, 2, 3]] = rng.dirichlet([1.5, 1, 1, 1], size=frames)
+        probs /= probs.sum(axis=1, keepdims=True)
+        log_probs.append(np.log(probs))
+        beam = dict(ctc_nbest(np.log(probs), beam=2000, allowed="012"))
+        beams.append(beam)
+        strings.append(sorted(beam, key=lambda k: -beam[k])[:10])
+    for beam, ss, got in zip(beams, strings, ctc_string_probs(log_probs, strings), strict=True):
+        assert len(got) == len(ss)
+        for s, p in zip(ss, got, strict=True):
+            assert p == pytest.approx(beam[s], rel=1e-9), s
+    # a string that no alignment can produce in 3 frames: four symbols need four
+    assert ctc_string_probs(log_probs[:1], [["0120"]])[0][0] == 0.0
+
+
+class _Frames:
+    """A stand-in network that returns fixed frames (one 'network' of an ensemble)."""
+
+    def __init__(self, strings: list[str]) -> None:
+        self.strings = strings
+
+    def read(self, inputs: np.ndarray) -> list[np.ndarray]:
+        out = []
+        for s in self.strings:
+            probs = np.full((2 * len(s) + 1, len(ALPHABET) + 1), 1e-6)
+            probs[0::2, 0] = 1.0  # blank, symbol, blank, symbol ... : the string, surely
+            for k, ch in enumerate(s):
+                probs[2 * k + 1, ALPHABET.index(ch) + 1] = 1.0
+            out.append(np.log(probs / probs.sum(axis=1, keepdims=True)))
+        return out
+
+
+def test_ensemble_averages_string_probabilities():
+    """Two networks that are each sure of a different reading share the cell between them; a
+    string one network never proposed still gets its probability under that network."""
+    x = np.zeros((2, HEIGHT, WIDTH), np.float32)
+    a, b = _Frames(["120", "450"]), _Frames(["720", "450"])
+    found = CellReader((a, b)).nbest(x, ["0123456789-"] * 2)
+    first = dict(found[0])
+    assert set(list(first)[:2]) == {"120", "720"}
+    assert first["120"] == pytest.approx(0.5, abs=0.01) and first["720"] == pytest.approx(0.5, abs=0.01)
+    assert found[1][0][0] == "450" and found[1][0][1] == pytest.approx(1.0, abs=0.01)
+    alone = CellReader((a,)).nbest(x, ["0123456789-"] * 2)
+    assert alone[0][0][0] == "120" and alone[0][0][1] == pytest.approx(1.0, abs=0.01)
+
+
+def test_opencv_dnn_runs_the_same_network():
+    """Every committed network loads into OpenCV's dnn module (the fast path) and gives the
+    NumPy implementation's frames on real cells."""
+    images, labels = mnist_digits()
+    rng = np.random.default_rng(5)
+    cells = np.stack([prepare(_mnist_number(rng, w, images, labels)) for w in ("1460", "90", "30", "620")])
+    for net in default_net().nets:
+        assert net.dnn() is not None
+        assert np.allclose(net._forward(cells), net._forward_numpy(cells), atol=1e-3)

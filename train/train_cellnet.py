@@ -156,15 +156,17 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--data", default=str(ROOT / "train" / "_data" / "cells.npz"))
     ap.add_argument("--out", default=str(ROOT / "ocr" / "models" / "cellnet.npz"))
-    ap.add_argument("--epochs", type=int, default=6)
+    ap.add_argument("--epochs", type=int, default=3)
     ap.add_argument("--batch", type=int, default=64)
     ap.add_argument("--lr", type=float, default=3e-3)
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--limit", type=int, default=0, help="use only this many training cells (quick runs)")
+    ap.add_argument("--seed", type=int, default=0,
+                    help="initialisation, augmentation and batch order (0 = the first ensemble member)")
     args = ap.parse_args(argv)
-    torch.manual_seed(0)
+    torch.manual_seed(args.seed)
     torch.set_num_threads(args.threads)
-    g = torch.Generator().manual_seed(1)
+    g = torch.Generator().manual_seed(args.seed + 1)
 
     z = np.load(args.data)
     images, labels, seeds = z["images"], z["labels"], z["seeds"]
@@ -182,7 +184,7 @@ def main(argv: list[str] | None = None) -> int:
     opt = torch.optim.AdamW(net.parameters(), lr=args.lr, weight_decay=1e-4)
     steps = args.epochs * (len(xtr) // args.batch)
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=args.lr, total_steps=steps, pct_start=0.15)
-    rng = np.random.default_rng(0)
+    rng = np.random.default_rng(args.seed)
     t0 = time.time()
     step = 0
     for epoch in range(args.epochs):
