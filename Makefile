@@ -50,7 +50,10 @@ model:
 	@[ -x .venv-train/bin/python ] || $(PYTHON) -m venv .venv-train
 	.venv-train/bin/pip install -q -e . -r train/requirements.txt
 	.venv-train/bin/python train/make_cells.py --out train/_data/cells.npz
-	OMP_NUM_THREADS=1 .venv-train/bin/python train/train_cellnet.py --data train/_data/cells.npz --threads 1
+	@# the ensemble: the same recipe from two seeds, one thread each, side by side on two cores
+	OMP_NUM_THREADS=1 .venv-train/bin/python train/train_cellnet.py --threads 1 --seed 1 --out ocr/models/cellnet-1.npz & pid=$$!; \
+	  OMP_NUM_THREADS=1 .venv-train/bin/python train/train_cellnet.py --threads 1 --seed 2 --out ocr/models/cellnet.npz && wait $$pid
+	.venv-train/bin/python train/export_onnx.py ocr/models/cellnet.npz ocr/models/cellnet-1.npz
 
 samples: install
 	$(PY) samples/generate.py --out samples/_generated --count 20

@@ -16,6 +16,8 @@ import statistics
 import sys
 import time
 
+import cv2
+
 from ocr.pipeline import read_file
 from samples.generate import generate_sheet
 from scoring.reconcile import reconcile
@@ -40,6 +42,7 @@ def main(argv: list[str]) -> int:
     ap.add_argument("--count", type=int, default=60)
     ap.add_argument("--seed", type=int, default=70000)
     args = ap.parse_args(argv)
+    cv2.setNumThreads(1)  # one core: OpenCV (geometry, the cell networks) on this thread only
 
     numbers = numbers_right = 0
     planted = caught = 0

@@ -37,6 +37,14 @@ LEADING_ZERO_PRIOR = 0.05
 STRAY_DASH_PRIOR = 0.3  # a flat mark beside digits read as a dash and ignored
 MIN_CANDIDATE = 0.005
 NONE_FLOOR = 0.01  # "none of these" keeps at least this share in every written cell
+# ... and at least this fraction of the doubt about the best value: when the best value is
+# only 0.85 sure, the truth is missing from the whole list far more often than 1 % of the time
+# (bench/RESULTS-read.md: the truth is unlisted for ~0.3 x (1 - best) of the written cells)
+NONE_SLOPE = 0.3
+# ... and on a sheet whose writing is hard for the reader, this multiple of the sheet's mean doubt
+# (see sheet_doubt), at most NONE_SHEET_CAP: the same confidence is worth less there
+NONE_SHEET = 0.3
+NONE_SHEET_CAP = 0.05
 
 
 def read_table(table: Table, net: CellReader | None = None) -> SheetReading:
@@ -54,13 +62,15 @@ def read_table(table: Table, net: CellReader | None = None) -> SheetReading:
 
     numbers = [ci for ci, c in cells if c.key != "dealer"]
     blank_prob = BLANK_PROB if _blank_share(table, numbers, strings) <= BLANK_SHEET_SHARE else SUSPECT_BLANK_PROB
+    doubt = sheet_doubt([strings[ci] for ci in numbers if ci in strings])
+    none_floor = min(max(NONE_FLOOR, NONE_SHEET * doubt), NONE_SHEET_CAP)
     readings: dict[int, CellReading] = {}
     for ci, cell in cells:
         found = strings.get(ci, [("", BLANK_PROB)])  # no ink at all: blank
         if cell.key == "dealer":
             readings[ci] = letter_reading(found)
         else:
-            readings[ci] = number_reading(found, blank_prob)
+            readings[ci] = number_reading(found, blank_prob, none_floor)
         readings[ci].quad = np.asarray(cell.quad, float).tolist()
 
     rows: list[RowReading] = []
@@ -120,7 +130,15 @@ def string_value(s: str) -> int | None:
     return None
 
 
-def number_reading(found: list[tuple[str, float]], blank_prob: float = BLANK_PROB) -> CellReading:
+def sheet_doubt(found: list[list[tuple[str, float]]]) -> float:
+    """How hard this sheet's handwriting is for the reader: the mean doubt (1 - probability of
+    the best string) over its written number cells."""
+    doubts = [1.0 - f[0][1] for f in found if f and not _is_blank(f)]
+    return sum(doubts) / len(doubts) if doubts else 0.0
+
+
+def number_reading(found: list[tuple[str, float]], blank_prob: float = BLANK_PROB,
+                   none_floor: float = NONE_FLOOR) -> CellReading:
     """A number cell's candidates from its N-best strings (blank, dash and 0 all read 0)."""
     if _is_blank(found) and blank_prob < BLANK_PROB:
         # on a sheet cut in the wrong place a blank may hide writing: doubt it
@@ -146,8 +164,11 @@ def number_reading(found: list[tuple[str, float]], blank_prob: float = BLANK_PRO
     total = sum(values.values()) + none
     if total <= 0:
         return CellReading(candidates=[(None, 1.0)])
-    share = max(none / total, 0.0 if _is_blank(found) else NONE_FLOOR)
+    share = max(none / total, 0.0 if _is_blank(found) else none_floor)
     known = sum(values.values())
+    if known > 0 and not _is_blank(found):
+        best = max(values.values()) / known * (1 - share)
+        share = max(share, NONE_SLOPE * (1 - best))
     cands: list[Candidate] = [(v, q / known * (1 - share)) for v, q in values.items()] if known > 0 else []
     cands.append((None, share if known > 0 else 1.0))
     cands = [c for c in cands if c[1] >= MIN_CANDIDATE or c[0] is None]

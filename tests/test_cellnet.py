@@ -105,9 +105,10 @@ def test_reads_real_handwritten_digits():
     assert acc3 >= TOP3_FLOOR, acc3
 
 
-# measured on the committed model: 0.90 exact, 0.97 top 3 (200 numbers); the floors sit a little below
-ACCURACY_FLOOR = 0.86
-TOP3_FLOOR = 0.94
+# measured on the committed ensemble: 0.935 exact, 0.98 top 3 (200 numbers; the single network of
+# round 3: 0.90, 0.97); the floors sit a little below
+ACCURACY_FLOOR = 0.90
+TOP3_FLOOR = 0.95
 
 
 def test_string_probabilities_match_the_beam():

@@ -168,3 +168,37 @@ def test_blank_cells_doubted_only_when_gaps_are_many():
     blank = gappy.rows[1].cells["ns"]
     assert blank.blank and blank.best == 0 and 0.3 < blank.confidence < 0.9
     assert dict(blank.candidates)[None] > 0.1
+
+
+def _none(reading) -> float:
+    return dict(reading.candidates).get(None, 0.0)
+
+
+def test_none_of_these_grows_with_the_doubt_about_the_best():
+    """When the best value is only 0.85 sure the truth is missing from the whole list far more
+    often than 1 % of the time (bench/RESULTS-read.md), so "none of these" takes a share of the
+    doubt; a sure reading keeps the plain floor."""
+    from ocr.read import NONE_FLOOR, NONE_SLOPE, number_reading
+
+    sure = number_reading([("820", 0.995), ("880", 0.004)])
+    unsure = number_reading([("800", 0.86), ("880", 0.13)])
+    assert _none(sure) == pytest.approx(NONE_FLOOR, rel=0.01)
+    assert sure.best == 820
+    assert unsure.best == 800 and _none(unsure) >= NONE_SLOPE * 0.12
+    assert sum(p for _, p in unsure.candidates) == pytest.approx(1.0)
+    assert [v for v, _ in unsure.candidates][:2] == [800, 880]
+
+
+def test_hard_sheet_raises_the_floor():
+    """A sheet whose writing the reader finds hard (mean doubt of its written cells) is read with
+    a higher "none of these" floor: there the same confidence is right less often."""
+    from ocr.read import NONE_FLOOR, NONE_SHEET, NONE_SHEET_CAP, number_reading, sheet_doubt
+
+    easy = [[("120", 0.99)], [("620", 0.995)], [("", 0.99)]]
+    hard = [[("120", 0.7), ("170", 0.2)], [("620", 0.8)], [("90", 0.9)]]
+    assert sheet_doubt(easy) == pytest.approx(0.0075)
+    assert sheet_doubt(hard) == pytest.approx(0.2)
+    floor = min(max(NONE_FLOOR, NONE_SHEET * sheet_doubt(hard)), NONE_SHEET_CAP)
+    assert floor > NONE_FLOOR
+    cell = number_reading([("820", 0.995), ("880", 0.004)], none_floor=floor)
+    assert _none(cell) == pytest.approx(floor, rel=0.01) and cell.best == 820
