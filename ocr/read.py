@@ -39,7 +39,9 @@ MIN_CANDIDATE = 0.005
 NONE_FLOOR = 0.01  # "none of these" keeps at least this share in every written cell
 # ... and at least this fraction of the doubt about the best value: when the best value is
 # only 0.85 sure, the truth is missing from the whole list far more often than 1 % of the time
-# (bench/RESULTS-read.md: the truth is unlisted for ~0.3 x (1 - best) of the written cells)
+# (bench/RESULTS-read.md: unlisted for ~0.3 x (1 - best) of the written cells with the single
+# network of round 3, ~0.15 x with the ensemble; 0.3 is kept -- on the side of review -- because
+# it put fewer false flags on mistake-free sheets at no cost in planted mistakes flagged)
 NONE_SLOPE = 0.3
 # ... and on a sheet whose writing is hard for the reader, this multiple of the sheet's mean doubt
 # (see sheet_doubt), at most NONE_SHEET_CAP: the same confidence is worth less there

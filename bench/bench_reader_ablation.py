@@ -1,0 +1,122 @@
+"""Whole product (reader + reconciliation) under different reader settings, on cached tables.
+
+Each generated sheet goes through load -> straighten -> find_table once (the tables are kept in
+bench/_work/tables-SEED-COUNT.pkl); then, for every configuration, the cells are read again with
+the networks and "none of these" settings asked for, and reconciled (without explanations).
+This is how the ensemble and the "none of these" changes of round 4 were compared
+(bench/RESULTS-reconcile.md).  Example:
+
+    OMP_NUM_THREADS=1 PYTHONPATH=. .venv/bin/python bench/bench_reader_ablation.py --seed 70000 --count 180 \\
+        --config "current" --config "slope=0,sheet=0" --config "nets=cellnet.npz,slope=0,sheet=0"
+
+A configuration is comma-separated key=value: nets (model files in ocr/models, joined by '+'),
+slope (ocr.read.NONE_SLOPE), sheet (ocr.read.NONE_SHEET); "current" is the committed settings.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import pickle
+import sys
+import types
+from pathlib import Path
+
+import cv2
+
+import ocr.read
+from bench.bench_end_to_end import NUMBER_KEYS, flagged_right
+from ocr.cellnet import MODEL_PATH, CellNet, CellReader, default_net
+from ocr.pipeline import read_file
+from ocr.read import read_table
+from samples.generate import generate_sheet
+from scoring.reconcile import reconcile
+
+WORK = Path(__file__).resolve().parent / "_work"
+
+
+def tables(seed: int, count: int) -> list[tuple[int, dict, object]]:
+    """(seed, truth, Table or None) for each sheet; the page image is dropped to keep it small."""
+    path = WORK / f"tables-{seed}-{count}.pkl"
+    if path.exists():
+        with path.open("rb") as fh:
+            return pickle.load(fh)
+    out = []
+    for s in range(seed, seed + count):
+        data, truth = generate_sheet(s)
+        outcome = next(iter(read_file(f"sheet-{s}", data=data, name=f"sheet-{s}")))
+        table = None
+        if outcome.ok:
+            stub = types.SimpleNamespace(page=types.SimpleNamespace(source=outcome.table.straight.page.source))
+            table = dataclasses.replace(outcome.table, straight=stub)
+        out.append((s, truth, table))
+        print(f"sheet-{s}: {'table' if table is not None else outcome.error}", file=sys.stderr)
+    WORK.mkdir(parents=True, exist_ok=True)
+    with path.open("wb") as fh:
+        pickle.dump(out, fh)
+    return out
+
+
+def configure(spec: str) -> CellReader:
+    settings = dict(kv.split("=", 1) for kv in spec.split(",") if "=" in kv)
+    ocr.read.NONE_SLOPE = float(settings.get("slope", DEFAULTS["slope"]))
+    ocr.read.NONE_SHEET = float(settings.get("sheet", DEFAULTS["sheet"]))
+    if "nets" not in settings:
+        return default_net()
+    return CellReader(tuple(CellNet.load(MODEL_PATH.parent / name) for name in settings["nets"].split("+")))
+
+
+def measure(sheets, reader: CellReader) -> dict[str, float]:
+    numbers = right = planted = caught = clean = clean_flagged = exact = read = 0
+    for _, truth, table in sheets:
+        if table is None:
+            continue
+        obj = reconcile(read_table(table, net=reader), explain=False).to_json()
+        read += 1
+        written = {r["deal"]: r for r in truth["rows"]}
+        ok = True
+        for row in obj["rows"]:
+            want = written.get(row["deal"])
+            if want is None:
+                continue
+            for key in NUMBER_KEYS:
+                if want[key]:
+                    numbers += 1
+                    right += row[key] == want[key]
+                ok &= row[key] == want[key]
+            ok &= row["dealer"] == want["dealer"]
+        exact += ok
+        if truth["mistakes"]:
+            for mistake in truth["mistakes"]:
+                planted += 1
+                caught += flagged_right(mistake, obj["flags"])
+        else:
+            clean += 1
+            clean_flagged += bool(obj["flags"])
+    return {"sheets": read, "numbers": right / max(numbers, 1), "caught": caught, "planted": planted,
+            "clean_flagged": clean_flagged, "clean": clean, "exact": exact / max(read, 1)}
+
+
+DEFAULTS = {"slope": ocr.read.NONE_SLOPE, "sheet": ocr.read.NONE_SHEET}
+
+
+def main(argv: list[str]) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--seed", type=int, default=70000)
+    ap.add_argument("--count", type=int, default=120)
+    ap.add_argument("--config", action="append", default=[], help="see the module docstring")
+    args = ap.parse_args(argv)
+    cv2.setNumThreads(1)
+    sheets = tables(args.seed, args.count)
+    print(f"{len(sheets)} generated sheets, seeds {args.seed}..{args.seed + args.count - 1}\n")
+    print("| configuration | numbers right | planted flagged | mistake-free sheets flagged | sheets exact |")
+    print("|---|---|---|---|---|")
+    for spec in args.config or ["current"]:
+        m = measure(sheets, configure(spec))
+        print(f"| {spec} | {100 * m['numbers']:.2f} % | {m['caught']}/{m['planted']} |"
+              f" {m['clean_flagged']}/{m['clean']} | {100 * m['exact']:.1f} % |")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
