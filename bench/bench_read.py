@@ -162,6 +162,7 @@ def main(argv: list[str] | None = None) -> int:
             cell = got.get((c["row"], key))
             best = cell.best if cell is not None else None
             top3 = [v for v, _ in cell.candidates[:3]] if cell is not None else []
+            top3_values = [v for v, _ in cell.candidates if v is not None][:3] if cell is not None else []
             hand_groups = groups + (f"cellhand={c.get('hand')}",)
             if key == "dealer":
                 if want is not None:
@@ -172,6 +173,7 @@ def main(argv: list[str] | None = None) -> int:
             for g in hand_groups:
                 tallies[g].add("cell", best == want)
                 tallies[g].add("top3", want in top3)
+                tallies[g].add("top3v", want in top3_values)
                 if written:
                     tallies[g].add("written", best == want)
             if cell is not None:
@@ -188,11 +190,13 @@ def main(argv: list[str] | None = None) -> int:
 
     rss_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(f"\n{args.mode} mode, {args.count} sheets from seed {args.seed}, {failures} failed before reading")
-    print("| group | written numbers | all number cells | dealer | truth in top 3 |")
-    print("|---|---|---|---|---|")
+    print("| group | written numbers | all number cells | dealer | truth in top 3 | truth in top 3 values |")
+    print("|---|---|---|---|---|---|")
     for g in sorted(tallies, key=lambda k: (k != "all", k)):
         t = tallies[g]
-        print(f"| {g} | {t.rate('written')} | {t.rate('cell')} | {t.rate('dealer')} | {t.rate('top3')} |")
+        print(f"| {g} | {t.rate('written')} | {t.rate('cell')} | {t.rate('dealer')} | {t.rate('top3')} |"
+              f" {t.rate('top3v')} |")
+    print('("top 3" counts "none of these" as a candidate; "top 3 values" skips it)')
     print("\nReliability (number cells): confidence bin | cells | mean confidence | accuracy")
     for (lo, hi), (n, s, ok) in zip(zip(BINS[:-1], BINS[1:], strict=True), calib, strict=True):
         if n:

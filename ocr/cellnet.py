@@ -128,7 +128,7 @@ class CellNet:
         """Per-frame log-probabilities of each input (HEIGHT, WIDTH), each (T_i, classes).
 
         Inputs carry their writing at the left (see :func:`prepare`); each is run only as wide
-        as its writing plus a margin of empty columns (in steps of 32 px), inputs of the same
+        as its writing plus a margin of empty columns (in steps of RUN_STEP px), inputs of the same
         width together, so empty padding costs nothing.  The frames beyond the margin would
         read "nothing" anyway."""
         x_all = np.asarray(inputs, np.float32)
@@ -186,13 +186,14 @@ def _log_softmax(z: np.ndarray) -> np.ndarray:
     return z - np.log(np.exp(z).sum(axis=2, keepdims=True))
 
 
-RUN_MARGIN = 24  # empty columns kept right of the writing when an input is run narrower
+RUN_MARGIN = 24  # empty columns kept right of the writing when an input is run narrower ...
+RUN_STEP = 8  # ... in steps of this many columns (32: the same readings on the 100 bench sheets, ~10 % slower)
 
 
 def _run_width(x: np.ndarray) -> int:
     cols = np.flatnonzero(x.max(axis=0) > 0)
     used = int(cols[-1]) + 1 if len(cols) else 0
-    return min(WIDTH, -(-(used + RUN_MARGIN) // 32) * 32)
+    return min(WIDTH, -(-(used + RUN_MARGIN) // RUN_STEP) * RUN_STEP)
 
 
 def model_paths(first: Path = MODEL_PATH) -> list[Path]:

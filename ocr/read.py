@@ -58,9 +58,13 @@ def read_table(table: Table, net: CellReader | None = None) -> SheetReading:
     for k, (_, cell) in enumerate(cells):
         inputs[k] = prepare(cell.image)
     inked = np.flatnonzero(inputs.reshape(len(cells), -1).max(axis=1) > 0) if cells else np.zeros(0, int)
-    allowed = [LETTER_SYMBOLS if cells[k][1].key == "dealer" else NUMBER_SYMBOLS for k in inked]
-    found = net.nbest(inputs[inked], allowed, beam=BEAM)
-    strings = {cells[k][0]: f for k, f in zip(inked, found, strict=True)}
+    strings: dict[int, list[tuple[str, float]]] = {}
+    # dealer letters: the first network alone (it reads them at 99.8 %, the pair no better);
+    # numbers: the whole ensemble
+    for reader, symbols, wanted in ((CellReader(net.nets[:1]), LETTER_SYMBOLS, True), (net, NUMBER_SYMBOLS, False)):
+        part = [k for k in inked if (cells[k][1].key == "dealer") == wanted]
+        found = reader.nbest(inputs[part], [symbols] * len(part), beam=BEAM) if part else []
+        strings.update({cells[k][0]: f for k, f in zip(part, found, strict=True)})
 
     numbers = [ci for ci, c in cells if c.key != "dealer"]
     blank_prob = BLANK_PROB if _blank_share(table, numbers, strings) <= BLANK_SHEET_SHARE else SUSPECT_BLANK_PROB
