@@ -298,10 +298,11 @@ def ctc_nbest(log_probs: np.ndarray, beam: int = 16, allowed: str | None = None)
     symbols (e.g. digits and dash for a number cell)."""
     probs = np.exp(np.asarray(log_probs, np.float64))
     symbols = np.array([i + 1 for i, ch in enumerate(ALPHABET) if allowed is None or ch in allowed])
+    # symbols negligible in a frame are skipped; plain Python floats in the loop (faster than NumPy scalars)
+    actives = [symbols[m].tolist() for m in probs[:, symbols] > 1e-4]
     # prefix -> (p ending in blank, p ending in non-blank)
     beams: dict[tuple[int, ...], tuple[float, float]] = {(): (1.0, 0.0)}
-    for p in probs:
-        active = symbols[p[symbols] > 1e-4].tolist()  # symbols negligible in this frame are skipped
+    for p, active in zip(probs.tolist(), actives, strict=True):
         if not active:  # a frame of "nothing here": every prefix just goes on
             beams = {k: ((pb + pnb) * p[0], pnb * p[k[-1]] if k else 0.0) for k, (pb, pnb) in beams.items()}
             continue
