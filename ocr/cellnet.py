@@ -203,10 +203,18 @@ def model_paths(first: Path = MODEL_PATH) -> list[Path]:
 
 @lru_cache(maxsize=1)
 def default_net() -> CellReader:
-    """The committed networks, loaded once per process (read-only afterwards)."""
+    """The committed networks, loaded once per process (read-only afterwards).
+    RUBBERSCAN_NETWORKS=1 reads with the first network alone: ~0.15 s per sheet faster, less
+    accurate (bench/RESULTS-read.md)."""
     if not MODEL_PATH.exists():
         raise FileNotFoundError(f"cell model missing: {MODEL_PATH} (run `make model`)")
-    return CellReader(tuple(CellNet.load(p) for p in model_paths()))
+    paths = model_paths()
+    wanted = os.environ.get("RUBBERSCAN_NETWORKS", "").strip()
+    if wanted:
+        if not wanted.isdigit() or int(wanted) < 1:
+            raise ValueError(f"RUBBERSCAN_NETWORKS must be a whole number >= 1, not {wanted!r}")
+        paths = paths[: int(wanted)]
+    return CellReader(tuple(CellNet.load(p) for p in paths))
 
 
 @dataclass(frozen=True)
