@@ -15,6 +15,7 @@ import resource
 import statistics
 import sys
 import time
+from dataclasses import dataclass
 
 import cv2
 
@@ -35,6 +36,39 @@ def flagged_right(mistake: dict, flags: list[dict]) -> bool:
     if mistake["kind"] in ("total", "winner"):
         return any(f["kind"] == mistake["kind"] for f in flags)
     return any(f["kind"] == mistake["kind"] and f.get("deal") == mistake["deal"] for f in flags)
+
+
+@dataclass
+class SheetScore:
+    """One reconciled sheet against its truth."""
+
+    numbers: int = 0  # written (non-blank, non-zero) numbers
+    numbers_right: int = 0
+    exact: bool = True  # every number and dealer right
+    planted: int = 0  # the players' mistakes the generator planted ...
+    caught: int = 0  # ... and flagged at the right deal
+    mistake_free: bool = False
+    flagged: bool = False  # any flag at all
+
+
+def score_sheet(obj: dict, truth: dict) -> SheetScore:
+    """Score ``obj`` (a reconciled sheet's JSON) against the generator's ``truth``."""
+    score = SheetScore(mistake_free=not truth["mistakes"], flagged=bool(obj["flags"]))
+    written = {r["deal"]: r for r in truth["rows"]}
+    for row in obj["rows"]:
+        want = written.get(row["deal"])
+        if want is None:
+            continue
+        for key in NUMBER_KEYS:
+            if want[key]:
+                score.numbers += 1
+                score.numbers_right += row[key] == want[key]
+            score.exact &= row[key] == want[key]
+        score.exact &= row["dealer"] == want["dealer"]
+    for mistake in truth["mistakes"]:
+        score.planted += 1
+        score.caught += flagged_right(mistake, obj["flags"])
+    return score
 
 
 def main(argv: list[str]) -> int:
@@ -61,32 +95,21 @@ def main(argv: list[str]) -> int:
         obj = reconcile(outcome.reading).to_json()
         cpu.append(cpu_now() - t0)
         sheets += 1
-        written = {r["deal"]: r for r in truth["rows"]}
-        all_right = True
-        for row in obj["rows"]:
-            want = written.get(row["deal"])
-            if want is None:
-                continue
-            for key in NUMBER_KEYS:
-                if want[key]:  # a written (non-blank, non-zero) number
-                    numbers += 1
-                    numbers_right += row[key] == want[key]
-                all_right &= row[key] == want[key]
-            all_right &= row["dealer"] == want["dealer"]
-        exact += all_right
+        score = score_sheet(obj, truth)
+        numbers += score.numbers
+        numbers_right += score.numbers_right
+        exact += score.exact
         reviews.append(len(obj["review"]))
         kind = truth["scan"]
         stats = by_kind.setdefault(kind, [0, 0, 0])
         stats[0] += 1
-        stats[1] += all_right
-        if truth["mistakes"]:
-            for mistake in truth["mistakes"]:
-                planted += 1
-                caught += flagged_right(mistake, obj["flags"])
-        else:
+        stats[1] += score.exact
+        planted += score.planted
+        caught += score.caught
+        if score.mistake_free:
             clean_sheets += 1
-            clean_flagged += bool(obj["flags"])
-            stats[2] += bool(obj["flags"])
+            clean_flagged += score.flagged
+            stats[2] += score.flagged
 
     def pct(a: int, b: int) -> str:
         return f"{100 * a / b:.1f} % of {b}" if b else "n/a"

@@ -25,7 +25,7 @@ from pathlib import Path
 import cv2
 
 import ocr.read
-from bench.bench_end_to_end import NUMBER_KEYS, flagged_right
+from bench.bench_end_to_end import score_sheet
 from ocr.cellnet import MODEL_PATH, CellNet, CellReader, default_net
 from ocr.pipeline import read_file
 from ocr.read import read_table
@@ -71,28 +71,15 @@ def measure(sheets, reader: CellReader) -> dict[str, float]:
     for _, truth, table in sheets:
         if table is None:
             continue
-        obj = reconcile(read_table(table, net=reader), explain=False).to_json()
+        score = score_sheet(reconcile(read_table(table, net=reader), explain=False).to_json(), truth)
         read += 1
-        written = {r["deal"]: r for r in truth["rows"]}
-        ok = True
-        for row in obj["rows"]:
-            want = written.get(row["deal"])
-            if want is None:
-                continue
-            for key in NUMBER_KEYS:
-                if want[key]:
-                    numbers += 1
-                    right += row[key] == want[key]
-                ok &= row[key] == want[key]
-            ok &= row["dealer"] == want["dealer"]
-        exact += ok
-        if truth["mistakes"]:
-            for mistake in truth["mistakes"]:
-                planted += 1
-                caught += flagged_right(mistake, obj["flags"])
-        else:
-            clean += 1
-            clean_flagged += bool(obj["flags"])
+        numbers += score.numbers
+        right += score.numbers_right
+        exact += score.exact
+        planted += score.planted
+        caught += score.caught
+        clean += score.mistake_free
+        clean_flagged += score.mistake_free and score.flagged
     return {"sheets": read, "numbers": right / max(numbers, 1), "caught": caught, "planted": planted,
             "clean_flagged": clean_flagged, "clean": clean, "exact": exact / max(read, 1)}
 
