@@ -33,6 +33,7 @@ from samples.generate import generate_sheet
 from scoring.reconcile import reconcile
 
 WORK = Path(__file__).resolve().parent / "_work"
+DEFAULTS = {"slope": ocr.read.NONE_SLOPE, "sheet": ocr.read.NONE_SHEET}  # the committed settings
 
 
 def tables(seed: int, count: int) -> list[tuple[int, dict, object]]:
@@ -82,9 +83,6 @@ def measure(sheets, reader: CellReader) -> dict[str, float]:
         clean_flagged += score.mistake_free and score.flagged
     return {"sheets": read, "numbers": right / max(numbers, 1), "caught": caught, "planted": planted,
             "clean_flagged": clean_flagged, "clean": clean, "exact": exact / max(read, 1)}
-
-
-DEFAULTS = {"slope": ocr.read.NONE_SLOPE, "sheet": ocr.read.NONE_SHEET}
 
 
 def main(argv: list[str]) -> int:

@@ -152,17 +152,17 @@ class CellNet:
                 try:
                     net = cv2.dnn.readNetFromONNX(np.frombuffer(self.onnx, np.uint8))
                     probe = np.random.default_rng(0).random((2, HEIGHT, 64), np.float32)
-                    self._dnn[pid] = net
-                    if not np.allclose(self._forward(probe), self._forward_numpy(probe), atol=1e-3):
-                        self._dnn[pid] = None
+                    if np.allclose(self._forward_dnn(net, probe), self._forward_numpy(probe), atol=1e-3):
+                        self._dnn[pid] = net
                 except cv2.error:
-                    self._dnn[pid] = None
+                    pass
         return self._dnn[pid]
 
     def _forward(self, x: np.ndarray) -> np.ndarray:
         net = self.dnn()
-        if net is None:
-            return self._forward_numpy(x)
+        return self._forward_numpy(x) if net is None else self._forward_dnn(net, x)
+
+    def _forward_dnn(self, net, x: np.ndarray) -> np.ndarray:
         net.setInput(np.ascontiguousarray(x[:, None]))
         return _log_softmax(net.forward()[:, :, 0, :].transpose(0, 2, 1) / self.temperature)
 

@@ -58,11 +58,12 @@ def read_table(table: Table, net: CellReader | None = None) -> SheetReading:
     for k, (_, cell) in enumerate(cells):
         inputs[k] = prepare(cell.image)
     inked = np.flatnonzero(inputs.reshape(len(cells), -1).max(axis=1) > 0) if cells else np.zeros(0, int)
+    dealers = [k for k in inked if cells[k][1].key == "dealer"]
+    numbers_in = [k for k in inked if cells[k][1].key != "dealer"]
     strings: dict[int, list[tuple[str, float]]] = {}
     # dealer letters: the first network alone (it reads them at 99.8 %, the pair no better);
     # numbers: the whole ensemble
-    for reader, symbols, wanted in ((CellReader(net.nets[:1]), LETTER_SYMBOLS, True), (net, NUMBER_SYMBOLS, False)):
-        part = [k for k in inked if (cells[k][1].key == "dealer") == wanted]
+    for reader, symbols, part in ((CellReader(net.nets[:1]), LETTER_SYMBOLS, dealers), (net, NUMBER_SYMBOLS, numbers_in)):
         found = reader.nbest(inputs[part], [symbols] * len(part), beam=BEAM) if part else []
         strings.update({cells[k][0]: f for k, f in zip(part, found, strict=True)})
 
