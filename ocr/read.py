@@ -226,4 +226,19 @@ def winners_hint(winners: str | None, names: dict[str, str | None]) -> str | Non
     ns, ew = sim(names.get("ns")), sim(names.get("ew"))
     if max(ns, ew) >= 0.5 and abs(ns - ew) >= 0.15:
         return "ns" if ns > ew else "ew"
+    return _misread_side_token(winners)
+
+
+def _misread_side_token(text: str) -> str | None:
+    """A short winners line Tesseract half-read: "N/S" comes back as "W/S", "WS", "NWS", "MWS";
+    "E/W" as "Ef", "eh", "ee", "c/w", "L/w" (all seen on generated scans).  A 2-3 letter token
+    ending in S is N/S; one starting with E or ending in W is E/W; both or neither: unsure."""
+    t = text.strip()
+    letters = re.sub(r"[^a-z]", "", t.lower())
+    if len(t) > 4 or not 2 <= len(letters) <= 3:
+        return None
+    ns_like = letters.endswith("s")
+    ew_like = letters.startswith("e") or letters.endswith("w")
+    if ns_like != ew_like:
+        return "ns" if ns_like else "ew"
     return None

@@ -117,6 +117,14 @@ def test_cell_outline_and_source_kept(readings):
         ("Dunn / Scot", {"ns": "Dunn / Scott", "ew": "Nash / Wood"}, "ns"),
         ("Nash & Wood", {"ns": "Dunn / Scott", "ew": "Nash / Wood"}, "ew"),
         ("xyz", {"ns": "Dunn / Scott", "ew": "Nash / Wood"}, None),
+        # "N/S" / "E/W" half-read by Tesseract (seen on generated scans: seeds 60015, 60009, 70127, 70079)
+        ("W/S", {"ns": "Price / Hall", "ew": "Scott / Doyle"}, "ns"),
+        ("MWS", {"ns": "Lee / Jones", "ew": "Ross / Taylor"}, "ns"),
+        ("Ef", {"ns": "Smith / Brown", "ew": "Dunn / Wright"}, "ew"),
+        ("c/w", {"ns": "Taylor / Brown", "ew": "Green / Kerr"}, "ew"),
+        ("Es", {"ns": None, "ew": None}, None),  # both shapes: unsure
+        ("Lee", {"ns": None, "ew": None}, None),  # a short name is no side
+        ("Ross", {"ns": None, "ew": None}, None),
         (None, {"ns": "Dunn / Scott", "ew": "Nash / Wood"}, None),
     ],
 )
