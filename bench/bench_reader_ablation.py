@@ -10,7 +10,9 @@ This is how the ensemble and the "none of these" changes of round 4 were compare
         --config "current" --config "slope=0,sheet=0" --config "nets=cellnet.npz,slope=0,sheet=0"
 
 A configuration is comma-separated key=value: nets (model files in ocr/models, joined by '+'),
-slope (ocr.read.NONE_SLOPE), sheet (ocr.read.NONE_SHEET); "current" is the committed settings.
+slope (ocr.read.NONE_SLOPE), sheet (ocr.read.NONE_SHEET), flag and copy (scoring.reconcile.FLAG_AT,
+COPY_FLAG_AT; configurations differing only in these share one reading of the cells); "current" is
+the committed settings.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from pathlib import Path
 import cv2
 
 import ocr.read
+import scoring.reconcile
 from bench.bench_end_to_end import flagged_right, score_sheet
 from ocr.cellnet import MODEL_PATH, CellNet, CellReader, default_net
 from ocr.pipeline import read_file
@@ -33,7 +36,8 @@ from samples.generate import generate_sheet
 from scoring.reconcile import reconcile
 
 WORK = Path(__file__).resolve().parent / "_work"
-DEFAULTS = {"slope": ocr.read.NONE_SLOPE, "sheet": ocr.read.NONE_SHEET}  # the committed settings
+DEFAULTS = {"slope": ocr.read.NONE_SLOPE, "sheet": ocr.read.NONE_SHEET,  # the committed settings
+            "flag": scoring.reconcile.FLAG_AT, "copy": scoring.reconcile.COPY_FLAG_AT}
 
 
 def tables(seed: int, count: int) -> list[tuple[int, dict, object]]:
@@ -58,21 +62,25 @@ def tables(seed: int, count: int) -> list[tuple[int, dict, object]]:
     return out
 
 
-def configure(spec: str) -> CellReader:
+def configure(spec: str) -> tuple[tuple, CellReader]:
+    """Apply ``spec``'s settings; return the key of its readings (nets and "none" settings) and the reader."""
     settings = dict(kv.split("=", 1) for kv in spec.split(",") if "=" in kv)
     ocr.read.NONE_SLOPE = float(settings.get("slope", DEFAULTS["slope"]))
     ocr.read.NONE_SHEET = float(settings.get("sheet", DEFAULTS["sheet"]))
+    scoring.reconcile.FLAG_AT = float(settings.get("flag", DEFAULTS["flag"]))
+    scoring.reconcile.COPY_FLAG_AT = float(settings.get("copy", DEFAULTS["copy"]))
+    key = (settings.get("nets"), ocr.read.NONE_SLOPE, ocr.read.NONE_SHEET)
     if "nets" not in settings:
-        return default_net()
-    return CellReader(tuple(CellNet.load(MODEL_PATH.parent / name) for name in settings["nets"].split("+")))
+        return key, default_net()
+    return key, CellReader(tuple(CellNet.load(MODEL_PATH.parent / name) for name in settings["nets"].split("+")))
 
 
-def measure(sheets, reader: CellReader, details: bool = False) -> dict[str, float]:
+def measure(sheets, readings: list, details: bool = False) -> dict[str, float]:
     numbers = right = planted = caught = clean = clean_flagged = exact = read = 0
-    for seed, truth, table in sheets:
+    for (seed, truth, table), reading in zip(sheets, readings, strict=True):
         if table is None:
             continue
-        obj = reconcile(read_table(table, net=reader), explain=False).to_json()
+        obj = reconcile(reading, explain=False).to_json()
         score = score_sheet(obj, truth)
         if details and (score.caught < score.planted or (score.mistake_free and score.flagged)):
             _explain(seed, truth, obj)
@@ -115,8 +123,12 @@ def main(argv: list[str]) -> int:
     print(f"{len(sheets)} generated sheets, seeds {args.seed}..{args.seed + args.count - 1}\n")
     print("| configuration | numbers right | planted flagged | mistake-free sheets flagged | sheets exact |")
     print("|---|---|---|---|---|")
+    cache: dict[tuple, list] = {}  # configurations that differ only in the flag thresholds share readings
     for spec in args.config or ["current"]:
-        m = measure(sheets, configure(spec), args.details)
+        key, reader = configure(spec)
+        if key not in cache:
+            cache[key] = [None if table is None else read_table(table, net=reader) for _, _, table in sheets]
+        m = measure(sheets, cache[key], args.details)
         print(f"| {spec} | {100 * m['numbers']:.2f} % | {m['caught']}/{m['planted']} |"
               f" {m['clean_flagged']}/{m['clean']} | {100 * m['exact']:.1f} % |")
     return 0
