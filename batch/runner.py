@@ -36,6 +36,7 @@ from batch.worker import (
     process_scan,
     sheet_id,
 )
+from ocr.cellnet import reader_version
 
 DEFAULT_TIMEOUT = 60.0
 INDEX_EVERY_S = 2.0  # rewrite report.html at most this often while running
@@ -61,6 +62,7 @@ class BatchSummary:
     failed: int = 0  # scans or pages that could not be read
     already: int = 0  # skipped: already in the ledger
     failed_before: int = 0  # of those, how many failed when they were processed
+    older_reader: int = 0  # of those, how many were read by other networks than this run's
     duplicates: int = 0  # skipped: same content twice in this run
     skipped: int = 0  # attachments that were not scans (logos...)
     seconds: float = 0.0
@@ -77,6 +79,8 @@ class BatchSummary:
             parts.append(f"{self.already} already done (--force to redo)")
         if self.failed_before:
             parts.append(f"{self.failed_before} of them failed before (listed in the report)")
+        if self.older_reader:
+            parts.append(f"{self.older_reader} of them read by an earlier reader (--force to re-read)")
         if self.duplicates:
             parts.append(f"{self.duplicates} duplicates")
         if self.skipped:
@@ -98,7 +102,7 @@ def run_batch(items: Iterable[Item], options: BatchOptions, reader: Reader | Non
         if rules != stored:
             ledger.set_setting("rules", rules)
             summary.rules_changed = stored is not None
-        todo = _plan(items, ledger, options.force, summary)
+        todo = _plan(items, ledger, options.force, summary, None if reader else _reader_version())
         pool = _Pool(options.jobs or _cores(), out_dir / "sheets",
                      reader or default_reader, reconciler or default_reconciler, rules)
         # disable=None: a bar on a terminal, none in logs
@@ -141,7 +145,18 @@ def _cores() -> int:
         return os.cpu_count() or 1
 
 
-def _plan(items: Iterable[Item], ledger: Ledger, force: bool, summary: BatchSummary) -> list:
+def _reader_version() -> str | None:
+    """The default reader's version; None when it cannot be told (the workers report why)."""
+    try:
+        return reader_version()
+    except (OSError, ValueError):
+        return None
+
+
+def _plan(items: Iterable[Item], ledger: Ledger, force: bool, summary: BatchSummary,
+          version: str | None = None) -> list:
+    """What to read; counts what is skipped.  ``version``: this run's reader (ocr.cellnet
+    reader_version), to count scans kept from another one; None when the reader is not the default."""
     todo: list = []
     seen: set[str] = set()
     for item in items:
@@ -154,6 +169,9 @@ def _plan(items: Iterable[Item], ledger: Ledger, force: bool, summary: BatchSumm
         elif not force and (status := ledger.scan_status(item.sha256)) is not None:
             summary.already += 1
             summary.failed_before += status == "failed"
+            if version and status == "done" and (readers := ledger.scan_readers(item.sha256)) \
+                    and readers != {version}:
+                summary.older_reader += 1
         else:
             seen.add(item.sha256)
             todo.append(item)

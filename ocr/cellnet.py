@@ -12,6 +12,7 @@ by this very pipeline from generated sheets, and exported to ``ocr/models/cellne
 
 from __future__ import annotations
 
+import hashlib
 import os
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -99,6 +100,7 @@ class CellNet:
     # the same network as an ONNX graph (train/export_onnx.py): run by OpenCV's dnn module,
     # ~1.5x faster than the NumPy path, when it loads and agrees with NumPy on a probe input
     onnx: bytes | None = None
+    digest: str = ""  # the first 12 hex digits of the weights file's SHA-256 (which network read a sheet)
     _dnn: dict = field(default_factory=dict, compare=False, repr=False)  # pid -> cv2.dnn.Net or None
 
     @classmethod
@@ -114,7 +116,7 @@ class CellNet:
             out = (z["out_w"].astype(np.float32), z["out_b"].astype(np.float32))
             temp = float(z["temperature"])
         graph = Path(path).with_suffix(".onnx")
-        return cls(convs, head, out, temp, graph.read_bytes() if graph.exists() else None)
+        return cls(convs, head, out, temp, graph.read_bytes() if graph.exists() else None, file_digest(path))
 
     def log_probs(self, inputs: np.ndarray, batch: int = 64) -> np.ndarray:
         """Per-frame log-probabilities, shape (B, T, classes), for inputs (B, HEIGHT, WIDTH)."""
@@ -201,11 +203,14 @@ def model_paths(first: Path = MODEL_PATH) -> list[Path]:
     return [first] + sorted(first.parent.glob(f"{first.stem}-*.npz"), key=lambda p: int(p.stem.rsplit("-", 1)[1]))
 
 
-@lru_cache(maxsize=1)
-def default_net() -> CellReader:
-    """The committed networks, loaded once per process (read-only afterwards).
-    RUBBERSCAN_NETWORKS=1 reads with the first network alone: ~0.15 s per sheet faster, less
-    accurate (bench/RESULTS-read.md)."""
+def file_digest(path: str | Path) -> str:
+    """The first 12 hex digits of a file's SHA-256."""
+    return hashlib.sha256(Path(path).read_bytes()).hexdigest()[:12]
+
+
+def _default_paths() -> list[Path]:
+    """The networks this process reads with: the committed ones, or the first N of them when
+    RUBBERSCAN_NETWORKS=N."""
     if not MODEL_PATH.exists():
         raise FileNotFoundError(f"cell model missing: {MODEL_PATH} (run `make model`)")
     paths = model_paths()
@@ -214,7 +219,21 @@ def default_net() -> CellReader:
         if not wanted.isdigit() or int(wanted) < 1:
             raise ValueError(f"RUBBERSCAN_NETWORKS must be a whole number >= 1, not {wanted!r}")
         paths = paths[: int(wanted)]
-    return CellReader(tuple(CellNet.load(p) for p in paths))
+    return paths
+
+
+def reader_version() -> str:
+    """What default_net() would read with, without loading it: its networks' digests joined by '+'
+    (the same string as ``default_net().version``)."""
+    return "+".join(file_digest(p) for p in _default_paths())
+
+
+@lru_cache(maxsize=1)
+def default_net() -> CellReader:
+    """The committed networks, loaded once per process (read-only afterwards).
+    RUBBERSCAN_NETWORKS=1 reads with the first network alone: ~0.15 s per sheet faster, less
+    accurate (bench/RESULTS-read.md)."""
+    return CellReader(tuple(CellNet.load(p) for p in _default_paths()))
 
 
 @dataclass(frozen=True)
@@ -228,6 +247,12 @@ class CellReader:
     keeps a string that only one network believes at a share that reflects the disagreement."""
 
     nets: tuple[CellNet, ...]
+
+    @property
+    def version(self) -> str:
+        """Which networks these are: their weights files' digests joined by '+' (kept with every
+        reading, so a stored result says which reader made it)."""
+        return "+".join(n.digest for n in self.nets)
 
     def nbest(self, inputs: np.ndarray, allowed: list[str | None], beam: int = 16) -> list[list[tuple[str, float]]]:
         """The most probable strings of each input with their (averaged) probabilities, best first.

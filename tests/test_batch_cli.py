@@ -147,3 +147,31 @@ def test_ctrl_c_keeps_finished_sheets_and_exits_130(tmp_path):
     with Ledger(ledger_path) as ledger:
         assert ledger.counts()["sheets"] == 1
     assert "a-fast.png" in (tmp_path / "out" / "report.html").read_text()
+
+
+def test_rerun_tells_which_results_an_earlier_reader_made(tmp_path, capsys):
+    """Every stored reading names the networks that read it; a rerun keeps the results (they stay
+    auditable) but says how many came from another reader, which --force re-reads."""
+    from ocr.cellnet import reader_version
+
+    scan = ROOT / "samples" / "scans" / "05-classic-typed-clean.pdf"
+    out = tmp_path / "out"
+    args = ["batch", str(scan), "--out", str(out), "--quiet", "--jobs", "1"]
+    assert cli.main(args) == 0
+    capsys.readouterr()
+    with Ledger(out / LEDGER_NAME) as ledger:
+        (sheet_id, reading), = ledger.readings()
+        assert reading["meta"]["reader"] == reader_version()
+        assert len(reader_version().split("+")) == len(list((ROOT / "ocr" / "models").glob("cellnet*.npz")))
+        assert cli.main(args) == 0
+        err = capsys.readouterr().err
+        assert "1 already done" in err and "earlier reader" not in err
+        reading["meta"]["reader"] = "000000000000"
+        with ledger.db:
+            ledger.db.execute("UPDATE readings SET reading = ? WHERE sheet_id = ?", (json.dumps(reading), sheet_id))
+    assert cli.main(args) == 0
+    assert "1 of them read by an earlier reader (--force to re-read)" in capsys.readouterr().err
+    assert cli.main(args + ["--force"]) == 0
+    assert "1 sheets read" in capsys.readouterr().err
+    with Ledger(out / LEDGER_NAME) as ledger:
+        assert ledger.readings()[0][1]["meta"]["reader"] == reader_version()
