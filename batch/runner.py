@@ -80,7 +80,7 @@ class BatchSummary:
         if self.failed_before:
             parts.append(f"{self.failed_before} of them failed before (listed in the report)")
         if self.older_reader:
-            parts.append(f"{self.older_reader} of them read by an earlier reader (--force to re-read)")
+            parts.append(f"{self.older_reader} of them read by another version of the reader (--force to re-read)")
         if self.duplicates:
             parts.append(f"{self.duplicates} duplicates")
         if self.skipped:

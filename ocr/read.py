@@ -105,7 +105,8 @@ def read_table(table: Table, net: CellReader | None = None) -> SheetReading:
         names=names,
         winners_text=winners_text,
         winners_hint=winners_hint(winners_text, names),
-        meta={"layout": table.layout, "reader": net.version, "cells_read": len(inked), "read_cells_s": t1 - t0, "read_text_s": t2 - t1},
+        meta={"layout": table.layout, "reader": net.version, "cells_read": len(inked),
+              "read_cells_s": t1 - t0, "read_text_s": t2 - t1},
     )
 
 

