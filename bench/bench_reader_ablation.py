@@ -10,8 +10,7 @@ This is how the ensemble and the "none of these" changes of round 4 were compare
         --config "current" --config "slope=0,sheet=0" --config "nets=cellnet.npz,slope=0,sheet=0"
 
 A configuration is comma-separated key=value: nets (model files in ocr/models, joined by '+'),
-slope (ocr.read.NONE_SLOPE), sheet (ocr.read.NONE_SHEET), look (ocr.read.SECOND_LOOK_BELOW, "none"
-for no second look), flag and copy (scoring.reconcile.FLAG_AT,
+slope (ocr.read.NONE_SLOPE), sheet (ocr.read.NONE_SHEET), flag and copy (scoring.reconcile.FLAG_AT,
 COPY_FLAG_AT; configurations differing only in these share one reading of the cells); "current" is
 the committed settings.
 """
@@ -38,8 +37,7 @@ from scoring.reconcile import reconcile
 
 WORK = Path(__file__).resolve().parent / "_work"
 DEFAULTS = {"slope": ocr.read.NONE_SLOPE, "sheet": ocr.read.NONE_SHEET,  # the committed settings
-            "flag": scoring.reconcile.FLAG_AT, "copy": scoring.reconcile.COPY_FLAG_AT,
-            "look": ocr.read.SECOND_LOOK_BELOW}
+            "flag": scoring.reconcile.FLAG_AT, "copy": scoring.reconcile.COPY_FLAG_AT}
 
 
 def tables(seed: int, count: int) -> list[tuple[int, dict, object]]:
@@ -69,11 +67,9 @@ def configure(spec: str) -> tuple[tuple, CellReader]:
     settings = dict(kv.split("=", 1) for kv in spec.split(",") if "=" in kv)
     ocr.read.NONE_SLOPE = float(settings.get("slope", DEFAULTS["slope"]))
     ocr.read.NONE_SHEET = float(settings.get("sheet", DEFAULTS["sheet"]))
-    look = settings.get("look", DEFAULTS["look"])
-    ocr.read.SECOND_LOOK_BELOW = None if look in (None, "none", "0") else float(look)
     scoring.reconcile.FLAG_AT = float(settings.get("flag", DEFAULTS["flag"]))
     scoring.reconcile.COPY_FLAG_AT = float(settings.get("copy", DEFAULTS["copy"]))
-    key = (settings.get("nets"), ocr.read.NONE_SLOPE, ocr.read.NONE_SHEET, ocr.read.SECOND_LOOK_BELOW)
+    key = (settings.get("nets"), ocr.read.NONE_SLOPE, ocr.read.NONE_SHEET)
     if "nets" not in settings:
         return key, default_net()
     return key, CellReader(tuple(CellNet.load(MODEL_PATH.parent / name) for name in settings["nets"].split("+")))

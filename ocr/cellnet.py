@@ -203,9 +203,6 @@ def model_paths(first: Path = MODEL_PATH) -> list[Path]:
     return [first] + sorted(first.parent.glob(f"{first.stem}-*.npz"), key=lambda p: int(p.stem.rsplit("-", 1)[1]))
 
 
-SECOND_LOOK_STRETCH = (0.85, 1.15)  # the copies a doubtful cell is read again from
-
-
 def file_digest(path: str | Path) -> str:
     """The first 12 hex digits of a file's SHA-256."""
     return hashlib.sha256(Path(path).read_bytes()).hexdigest()[:12]
@@ -257,57 +254,24 @@ class CellReader:
         reading, so a stored result says which reader made it)."""
         return "+".join(n.digest for n in self.nets)
 
-    def nbest(self, inputs: np.ndarray, allowed: list[str | None], beam: int = 16,
-              second_look_below: float | None = None) -> list[list[tuple[str, float]]]:
+    def nbest(self, inputs: np.ndarray, allowed: list[str | None], beam: int = 16) -> list[list[tuple[str, float]]]:
         """The most probable strings of each input with their (averaged) probabilities, best first.
 
         The first network's beam search proposes the strings, each other network adds its best
         path (the beam of every network costs more and found the same readings, 0.05 % apart on
-        the benchmark sheets); then every proposal is scored under every network.
-        ``second_look_below``: a cell whose best string is less probable than this is read again
-        from horizontally squeezed and stretched copies (SECOND_LOOK_STRETCH), and its strings'
-        probabilities are averaged over every network and every copy."""
+        the benchmark sheets); then every proposal is scored under every network."""
         per_net = [net.read(inputs) for net in self.nets]
         proposals = [ctc_nbest(per_net[0][i], beam=beam, allowed=allowed[i]) for i in range(len(inputs))]
-        if len(self.nets) == 1 and second_look_below is None:
+        if len(self.nets) == 1:
             return proposals
         strings = [sorted({s for s, _ in proposals[i]} | {best_path(lps[i], allowed[i]) for lps in per_net[1:]})
                    for i in range(len(inputs))]
-        out = _averaged(per_net, strings, beam)
-        doubtful = [i for i, found in enumerate(out) if second_look_below and found and found[0][1] < second_look_below]
-        if doubtful:
-            views = [[[lps[i] for i in doubtful] for lps in per_net]]
-            views += [[net.read(stretched(inputs[doubtful], f)) for net in self.nets] for f in SECOND_LOOK_STRETCH]
-            again = [sorted(set(strings[i]) | {best_path(view[0][j], allowed[i]) for view in views[1:]})
-                     for j, i in enumerate(doubtful)]
-            for i, found in zip(doubtful, _averaged([lps for view in views for lps in view], again, beam), strict=True):
-                out[i] = found
+        scored = [ctc_string_probs(lps, strings) for lps in per_net]
+        out = []
+        for i, ss in enumerate(strings):
+            mean = np.mean([sc[i] for sc in scored], axis=0)
+            out.append(sorted(zip(ss, mean.tolist(), strict=True), key=lambda kv: -kv[1])[:beam])
         return out
-
-
-def _averaged(per_net: list[list[np.ndarray]], strings: list[list[str]], beam: int) -> list[list[tuple[str, float]]]:
-    """Each input's strings with their probabilities averaged over ``per_net`` (frames of each
-    network, or view), best first, at most ``beam``."""
-    scored = [ctc_string_probs(lps, strings) for lps in per_net]
-    out = []
-    for i, ss in enumerate(strings):
-        mean = np.mean([sc[i] for sc in scored], axis=0)
-        out.append(sorted(zip(ss, mean.tolist(), strict=True), key=lambda kv: -kv[1])[:beam])
-    return out
-
-
-def stretched(inputs: np.ndarray, factor: float) -> np.ndarray:
-    """Network inputs (B, HEIGHT, WIDTH) with their written part (from the left edge to the
-    last inked column) resized horizontally by ``factor``, still at the left, cut at WIDTH."""
-    out = np.zeros_like(inputs)
-    for k, x in enumerate(inputs):
-        cols = np.flatnonzero(x.max(axis=0) > 0)
-        if not len(cols):
-            continue
-        used = int(cols[-1]) + 1
-        width = max(1, min(WIDTH, int(round(used * factor))))
-        out[k, :, :width] = cv2.resize(x[:, :used], (width, HEIGHT), interpolation=cv2.INTER_LINEAR)
-    return out
 
 
 def best_path(log_probs: np.ndarray, allowed: str | None = None) -> str:

@@ -47,9 +47,6 @@ NONE_SLOPE = 0.3
 # (see sheet_doubt), at most NONE_SHEET_CAP: the same confidence is worth less there
 NONE_SHEET = 0.3
 NONE_SHEET_CAP = 0.05
-# a number cell read less surely than this is read again from squeezed and stretched copies
-# (ocr.cellnet CellReader.nbest); None: never
-SECOND_LOOK_BELOW: float | None = 0.9
 
 
 def read_table(table: Table, net: CellReader | None = None) -> SheetReading:
@@ -67,8 +64,7 @@ def read_table(table: Table, net: CellReader | None = None) -> SheetReading:
     # dealer letters: the first network alone (it reads them at 99.8 %, the pair no better);
     # numbers: the whole ensemble
     for reader, symbols, part in ((CellReader(net.nets[:1]), LETTER_SYMBOLS, dealers), (net, NUMBER_SYMBOLS, numbers_in)):
-        look = SECOND_LOOK_BELOW if symbols == NUMBER_SYMBOLS else None
-        found = reader.nbest(inputs[part], [symbols] * len(part), beam=BEAM, second_look_below=look) if part else []
+        found = reader.nbest(inputs[part], [symbols] * len(part), beam=BEAM) if part else []
         strings.update({cells[k][0]: f for k, f in zip(part, found, strict=True)})
 
     numbers = [ci for ci, c in cells if c.key != "dealer"]

@@ -19,7 +19,6 @@ from ocr.cellnet import (
     ctc_string_probs,
     default_net,
     prepare,
-    stretched,
 )
 from samples.hands import mnist_digits
 
@@ -191,30 +190,3 @@ def test_networks_setting(monkeypatch):
             default_net()
     finally:
         default_net.cache_clear()
-
-
-def test_stretched_copies_keep_the_writing_at_the_left():
-    x = np.zeros((2, HEIGHT, WIDTH), np.float32)
-    x[0, 8:24, 0:40] = 1.0  # written part: columns 0-39; input 1 has no ink
-    wide, narrow = stretched(x, 1.5), stretched(x, 0.5)
-    assert np.flatnonzero(wide[0].max(axis=0) > 0).tolist() == list(range(60))
-    assert np.flatnonzero(narrow[0].max(axis=0) > 0).tolist() == list(range(20))
-    assert not wide[1].any() and stretched(x, 9.0)[0, :, WIDTH - 1].any()  # cut at WIDTH
-
-
-def test_second_look_rereads_only_doubtful_cells():
-    """A cell read less surely than the threshold is scored again over squeezed and stretched
-    copies; a surely read cell keeps exactly its first reading."""
-    images, labels = mnist_digits()
-    rng = np.random.default_rng(17)
-    wants = [str(int(rng.integers(1, 400)) * 10) for _ in range(60)]
-    cells = np.stack([prepare(_mnist_number(rng, w, images, labels)) for w in wants])
-    allowed = ["0123456789-"] * len(cells)
-    first = default_net().nbest(cells, allowed)
-    again = default_net().nbest(cells, allowed, second_look_below=0.9)
-    sure = [i for i, f in enumerate(first) if f[0][1] >= 0.9]
-    doubtful = [i for i, f in enumerate(first) if f[0][1] < 0.9]
-    assert sure and doubtful
-    assert all(again[i] == first[i] for i in sure)
-    assert any(again[i] != first[i] for i in doubtful)
-    assert all(0 < sum(q for _, q in again[i]) <= 1 + 1e-9 for i in doubtful)
