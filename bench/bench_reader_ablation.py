@@ -10,7 +10,7 @@ This is how the ensemble and the "none of these" changes of round 4 were compare
         --config "current" --config "slope=0,sheet=0" --config "nets=cellnet.npz,slope=0,sheet=0"
 
 A configuration is comma-separated key=value: nets (model files in ocr/models, joined by '+'),
-slope (ocr.read.NONE_SLOPE), sheet (ocr.read.NONE_SHEET), flag and copy (scoring.reconcile.FLAG_AT,
+slope (ocr.read.NONE_SLOPE), sheet (ocr.read.NONE_SHEET), cap (ocr.read.NONE_SHEET_CAP), flag and copy (scoring.reconcile.FLAG_AT,
 COPY_FLAG_AT; configurations differing only in these share one reading of the cells); "current" is
 the committed settings.
 """
@@ -37,6 +37,7 @@ from scoring.reconcile import reconcile
 
 WORK = Path(__file__).resolve().parent / "_work"
 DEFAULTS = {"slope": ocr.read.NONE_SLOPE, "sheet": ocr.read.NONE_SHEET,  # the committed settings
+            "cap": ocr.read.NONE_SHEET_CAP,
             "flag": scoring.reconcile.FLAG_AT, "copy": scoring.reconcile.COPY_FLAG_AT}
 
 
@@ -67,9 +68,10 @@ def configure(spec: str) -> tuple[tuple, CellReader]:
     settings = dict(kv.split("=", 1) for kv in spec.split(",") if "=" in kv)
     ocr.read.NONE_SLOPE = float(settings.get("slope", DEFAULTS["slope"]))
     ocr.read.NONE_SHEET = float(settings.get("sheet", DEFAULTS["sheet"]))
+    ocr.read.NONE_SHEET_CAP = float(settings.get("cap", DEFAULTS["cap"]))
     scoring.reconcile.FLAG_AT = float(settings.get("flag", DEFAULTS["flag"]))
     scoring.reconcile.COPY_FLAG_AT = float(settings.get("copy", DEFAULTS["copy"]))
-    key = (settings.get("nets"), ocr.read.NONE_SLOPE, ocr.read.NONE_SHEET)
+    key = (settings.get("nets"), ocr.read.NONE_SLOPE, ocr.read.NONE_SHEET, ocr.read.NONE_SHEET_CAP)
     if "nets" not in settings:
         return key, default_net()
     return key, CellReader(tuple(CellNet.load(MODEL_PATH.parent / name) for name in settings["nets"].split("+")))
