@@ -13,6 +13,7 @@ by this very pipeline from generated sheets, and exported to ``ocr/models/cellne
 from __future__ import annotations
 
 import hashlib
+import io
 import os
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -105,7 +106,8 @@ class CellNet:
 
     @classmethod
     def load(cls, path: str | Path = MODEL_PATH) -> CellNet:
-        with np.load(path) as z:
+        data = Path(path).read_bytes()  # read once: the weights and their digest
+        with np.load(io.BytesIO(data)) as z:
             n, m = int(z["n_convs"]), int(z["n_head"])
             convs = tuple(
                 (z[f"conv{i}_w"].astype(np.float32), z[f"conv{i}_b"].astype(np.float32),
@@ -116,7 +118,7 @@ class CellNet:
             out = (z["out_w"].astype(np.float32), z["out_b"].astype(np.float32))
             temp = float(z["temperature"])
         graph = Path(path).with_suffix(".onnx")
-        return cls(convs, head, out, temp, graph.read_bytes() if graph.exists() else None, file_digest(path))
+        return cls(convs, head, out, temp, graph.read_bytes() if graph.exists() else None, _digest(data))
 
     def log_probs(self, inputs: np.ndarray, batch: int = 64) -> np.ndarray:
         """Per-frame log-probabilities, shape (B, T, classes), for inputs (B, HEIGHT, WIDTH)."""
@@ -203,9 +205,9 @@ def model_paths(first: Path = MODEL_PATH) -> list[Path]:
     return [first] + sorted(first.parent.glob(f"{first.stem}-*.npz"), key=lambda p: int(p.stem.rsplit("-", 1)[1]))
 
 
-def file_digest(path: str | Path) -> str:
-    """The first 12 hex digits of a file's SHA-256."""
-    return hashlib.sha256(Path(path).read_bytes()).hexdigest()[:12]
+def _digest(data: bytes) -> str:
+    """The first 12 hex digits of the SHA-256 of a weights file's bytes."""
+    return hashlib.sha256(data).hexdigest()[:12]
 
 
 def _default_paths() -> list[Path]:
@@ -225,7 +227,7 @@ def _default_paths() -> list[Path]:
 def reader_version() -> str:
     """What default_net() would read with, without loading it: its networks' digests joined by '+'
     (the same string as ``default_net().version``)."""
-    return "+".join(file_digest(p) for p in _default_paths())
+    return "+".join(_digest(p.read_bytes()) for p in _default_paths())
 
 
 @lru_cache(maxsize=1)

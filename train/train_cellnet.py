@@ -162,7 +162,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--limit", type=int, default=0, help="use only this many training cells (quick runs)")
     ap.add_argument("--seed", type=int, default=0,
-                    help="initialisation, augmentation and batch order (0 = the first ensemble member)")
+                    help="initialisation, augmentation and batch order (the committed pair: 2, then 1)")
     args = ap.parse_args(argv)
     torch.manual_seed(args.seed)
     torch.set_num_threads(args.threads)
