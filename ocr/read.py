@@ -69,8 +69,7 @@ def read_table(table: Table, net: CellReader | None = None) -> SheetReading:
 
     numbers = [ci for ci, c in cells if c.key != "dealer"]
     blank_prob = BLANK_PROB if _blank_share(table, numbers, strings) <= BLANK_SHEET_SHARE else SUSPECT_BLANK_PROB
-    doubt = sheet_doubt([strings[ci] for ci in numbers if ci in strings])
-    none_floor = min(max(NONE_FLOOR, NONE_SHEET * doubt), NONE_SHEET_CAP)
+    none_floor = sheet_none_floor(sheet_doubt([strings[ci] for ci in numbers if ci in strings]))
     readings: dict[int, CellReading] = {}
     for ci, cell in cells:
         found = strings.get(ci, [("", BLANK_PROB)])  # no ink at all: blank
@@ -143,6 +142,11 @@ def sheet_doubt(found: list[list[tuple[str, float]]]) -> float:
     the best string) over its written number cells."""
     doubts = [1.0 - f[0][1] for f in found if f and not _is_blank(f)]
     return sum(doubts) / len(doubts) if doubts else 0.0
+
+
+def sheet_none_floor(doubt: float) -> float:
+    """The "none of these" floor of a sheet's written number cells, from its sheet_doubt."""
+    return min(max(NONE_FLOOR, NONE_SHEET * doubt), NONE_SHEET_CAP)
 
 
 def number_reading(found: list[tuple[str, float]], blank_prob: float = BLANK_PROB,

@@ -200,13 +200,22 @@ def test_none_of_these_grows_with_the_doubt_about_the_best():
 def test_hard_sheet_raises_the_floor():
     """A sheet whose writing the reader finds hard (mean doubt of its written cells) is read with
     a higher "none of these" floor: there the same confidence is right less often."""
-    from ocr.read import NONE_FLOOR, NONE_SHEET, NONE_SHEET_CAP, number_reading, sheet_doubt
+    from ocr.read import (
+        NONE_FLOOR,
+        NONE_SHEET,
+        NONE_SHEET_CAP,
+        number_reading,
+        sheet_doubt,
+        sheet_none_floor,
+    )
 
     easy = [[("120", 0.99)], [("620", 0.995)], [("", 0.99)]]
     hard = [[("120", 0.7), ("170", 0.2)], [("620", 0.8)], [("90", 0.9)]]
     assert sheet_doubt(easy) == pytest.approx(0.0075)
     assert sheet_doubt(hard) == pytest.approx(0.2)
-    floor = min(max(NONE_FLOOR, NONE_SHEET * sheet_doubt(hard)), NONE_SHEET_CAP)
-    assert floor > NONE_FLOOR
+    assert sheet_none_floor(sheet_doubt(easy)) == NONE_FLOOR
+    assert sheet_none_floor(0.1) == pytest.approx(NONE_SHEET * 0.1)
+    floor = sheet_none_floor(sheet_doubt(hard))
+    assert floor > NONE_FLOOR and floor == NONE_SHEET_CAP  # 0.3 x 0.2 = 0.06, capped at 0.05
     cell = number_reading([("820", 0.995), ("880", 0.004)], none_floor=floor)
     assert _none(cell) == pytest.approx(floor, rel=0.01) and cell.best == 820
