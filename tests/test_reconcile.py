@@ -205,6 +205,37 @@ def test_missing_deal_number_and_empty_row():
     assert flags_of(result, "cumulative") == [] and flags_of(result, "dealer") == []
 
 
+def _with_empty_rows(at: set[int]) -> SheetReading:
+    """Seed 001's rubber with sure-blank empty rows at the deal numbers ``at`` (dealers turning)."""
+    reading = sheet(running(SEED_001))
+    rows, deal = [], 1
+    for row in reading.rows:
+        while deal in at:
+            empty = RowReading(deal, {c: CellReading([(0, 0.99)], blank=True) for c in ("ns", "ew", "cum_ns", "cum_ew")})
+            empty.cells["dealer"] = CellReading([], blank=True)
+            rows.append(empty)
+            deal += 1
+        row.deal = deal
+        row.cells["dealer"] = CellReading([(SEATS[(deal - 1) % 4], 0.99)])
+        rows.append(row)
+        deal += 1
+    reading.rows = rows
+    return reading
+
+
+def test_many_empty_rows_are_a_reading_problem_not_skipped_deals():
+    """Players skip a deal now and then; a sheet with many empty rows between written ones was read
+    badly (a fax whose writing faded: seed 90099 of the generator, 8 false "missing deal" flags).
+    Those rows go to review, not to flags; two empty rows are still two missing deals."""
+    two = reconcile(_with_empty_rows({3, 6}), explain=False)
+    assert [f.deal for f in flags_of(two, "missing_deal")][:2] == [3, 6]
+    many = reconcile(_with_empty_rows({3, 5, 7}), explain=False)
+    assert flags_of(many, "missing_deal") == []
+    # the rows read as empty, and the match read as stopping at deal 10 of 30
+    assert sorted(r.deal for r in many.review if "did not see" in r.reason) == [3, 5, 7, 11]
+    assert flags_of(many, "cumulative") == []
+
+
 def test_match_length_after_a_tie_goes_by_two():
     scores = [(0, 0)] * 31  # 31 deals: a tie-break pair is half played
     result = reconcile(sheet(running(scores)), explain=False)
@@ -428,18 +459,57 @@ def test_total_row_mistake_against_a_close_misread_goes_to_review():
 
 
 def test_a_lone_miscopied_cumulative_needs_more_evidence_than_a_carried_slip():
-    """330 written as 300 on deal 5, read 0.98 (2 % "none of these"). Alone (later rows right
-    again) it is exactly what one misread cell looks like, so at this posterior (~0.87) it goes to
-    review; carried forward (every later N/S cumulative 30 short) no single misread explains it,
-    so it is flagged. Measured on real readings: the copy threshold (0.9) cut mistake-free sheets
-    with a false flag from 27 to 21 of 88 with no planted mistake lost (bench/RESULTS.md)."""
-    probs = {(4, "cum_ns"): [(300, 0.98), (None, 0.02)]}
+    """330 written as 300 on deal 5, read 0.95 (5 % "none of these"). Alone (later rows right
+    again) it is exactly what one misread cell looks like: its posterior stays at ~0.72, below the
+    copy threshold, and it goes to review; carried forward (every later N/S cumulative 30 short)
+    no single misread explains it, so it is flagged. The copy threshold was 0.9 above FLAG_AT's
+    0.8 until round 6 (measured then: false-flagged sheets 27 -> 21 of 88, no planted mistake
+    lost); with a hard sheet's candidates flattened by the reader, 0.8 for both measured better
+    (bench/RESULTS-reconcile.md)."""
+    from scoring.reconcile import COPY_FLAG_AT
+
+    probs = {(4, "cum_ns"): [(300, 0.95), (None, 0.05)]}
     lone = running(SEED_001)
     lone[4] = (60, 0, 300, 1130)
     result = reconcile(sheet(lone, probs=probs), explain=False)
     assert flags_of(result, "cumulative") == []
     item = next(r for r in result.review if (r.deal, r.column) == (5, "cum_ns"))
-    assert item.candidates[0][0] == 300 and 0.8 < item.candidates[0][1] < 0.9
+    assert item.candidates[0][0] == 300 and 0.6 < item.candidates[0][1] < COPY_FLAG_AT
     carried = [(ns, ew, cn - 30 if i >= 4 else cn, ce) for i, (ns, ew, cn, ce) in enumerate(running(SEED_001))]
     result = reconcile(sheet(carried, probs=probs), explain=False)
     assert [(f.deal, f.side, f.written, f.expected) for f in flags_of(result, "cumulative")] == [(5, "ns", 300, 330)]
+
+
+def _lone_copy(hard: bool) -> SheetReading:
+    """330 written as 300 on deal 5 (later rows right again), that cell read at 0.99; on a "hard"
+    sheet every other written number is read at only 0.8."""
+    rows = running(SEED_001)
+    rows[4] = (60, 0, 300, 1130)
+    probs = {(i, col): [(v, 0.8), (None, 0.2)] for i, r in enumerate(rows)
+             for col, v in zip(("ns", "ew", "cum_ns", "cum_ew"), r, strict=True) if v and hard}
+    probs[(4, "cum_ns")] = [(300, 0.99), (None, 0.01)]
+    return sheet(rows, probs=probs)
+
+
+def test_a_hard_sheet_trusts_a_sure_looking_reading_less():
+    """On a sheet the reader found hard a 0.99 reading is wrong far more often than on an easy
+    one (bench/RESULTS-read.md), so before decoding its candidates are flattened (same order, same
+    total): the same lone miscopy that is flagged on an easy sheet goes to review on a hard one."""
+    from scoring.reconcile import FLAG_AT, SHEET_TEMP, cell_model, sheet_doubt, sheet_temperature
+
+    easy, hard = _lone_copy(False), _lone_copy(True)
+    assert sheet_doubt(easy) == pytest.approx(0.005, abs=0.001)
+    assert sheet_doubt(hard) == pytest.approx(0.19, abs=0.01)
+    assert sheet_temperature(hard) == pytest.approx(1 + SHEET_TEMP * sheet_doubt(hard))
+    cell = CellReading([(820, 0.97), (320, 0.02), (None, 0.01)])
+    plain, flat = cell_model(cell), cell_model(cell, 2.0)
+    assert [o.value for o in flat.options] == [o.value for o in plain.options]
+    assert flat.options[0].cost > plain.options[0].cost and flat.options[1].cost < plain.options[1].cost
+    assert cell_model(CellReading([(0, 0.99)], blank=True), 2.0) == cell_model(CellReading([(0, 0.99)], blank=True))
+
+    flagged = reconcile(easy, explain=False)
+    assert [(f.deal, f.written, f.expected) for f in flags_of(flagged, "cumulative")] == [(5, 300, 330)]
+    reviewed = reconcile(hard, explain=False)
+    assert flags_of(reviewed, "cumulative") == []
+    item = next(r for r in reviewed.review if (r.deal, r.column) == (5, "cum_ns"))
+    assert item.reason.startswith("a misread or the players' mistake") and item.candidates[0][1] < FLAG_AT
