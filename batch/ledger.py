@@ -197,13 +197,12 @@ class Ledger:
         return row[0] if row else None
 
     def scan_readers(self, sha256: str) -> set[str]:
-        """The reader versions (ocr.cellnet reader_version) that read this content's pages;
-        empty when unknown (failed, or read before readings kept their reader)."""
+        """The reader versions (ocr.cellnet reader_version) that read this content's pages; "" for a
+        page read before readings kept their reader (an earlier reader); empty when nothing was read."""
         rows = self.db.execute(
             "SELECT r.reading FROM readings r JOIN sheets s ON r.sheet_id = s.id JOIN scans c ON s.scan_id = c.id"
             " WHERE c.sha256 = ?", (sha256,)).fetchall()
-        found = {(json.loads(text).get("meta") or {}).get("reader") for (text,) in rows}
-        return {v for v in found if v}
+        return {(json.loads(text).get("meta") or {}).get("reader") or "" for (text,) in rows}
 
     def record_scan(self, scan: ScanRecord, rules: dict | None = None) -> None:
         """Replace any earlier record of the same content (or, unhashed, the same source)."""

@@ -75,7 +75,7 @@ def test_settings_persist_and_schema_version_is_checked(tmp_path):
 def test_scan_readers_come_from_the_stored_readings(tmp_path):
     with Ledger(tmp_path / "l.sqlite") as led:
         led.record_scan(scan())  # a reading stored before readings named their reader
-        assert led.scan_readers("a" * 64) == set()
+        assert led.scan_readers("a" * 64) == {""}  # an earlier reader, whichever it was
         pages = [SheetRecord(sheet_id=f"bbbb-p{i}", page=i, reading={"rows": [], "meta": {"reader": v}}, result=RESULT)
                  for i, v in enumerate(("abc+def", "abc+def", "123"))]
         led.record_scan(scan("b" * 64, sheets=pages))
