@@ -10,7 +10,7 @@ This is how the ensemble and the "none of these" changes of round 4 were compare
         --config "current" --config "slope=0,sheet=0" --config "nets=cellnet.npz,slope=0,sheet=0"
 
 A configuration is comma-separated key=value: nets (model files in ocr/models, joined by '+'),
-slope (ocr.read.NONE_SLOPE), sheet (ocr.read.NONE_SHEET), cap (ocr.read.NONE_SHEET_CAP), flag and copy (scoring.reconcile.FLAG_AT,
+slope (ocr.read.NONE_SLOPE), sheet (ocr.read.NONE_SHEET), cap (ocr.read.NONE_SHEET_CAP), temp, flag and copy (scoring.reconcile.SHEET_TEMP, FLAG_AT,
 COPY_FLAG_AT; configurations differing only in these share one reading of the cells); "current" is
 the committed settings.
 """
@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import math
 import pickle
 import sys
 import types
@@ -29,6 +30,7 @@ import cv2
 import ocr.read
 import scoring.reconcile
 from bench.bench_end_to_end import flagged_right, score_sheet
+from bench.bench_read import NUMBER_KEYS, reading_cells, truth_value
 from ocr.cellnet import MODEL_PATH, CellNet, CellReader, default_net
 from ocr.pipeline import read_file
 from ocr.read import read_table
@@ -37,7 +39,7 @@ from scoring.reconcile import reconcile
 
 WORK = Path(__file__).resolve().parent / "_work"
 DEFAULTS = {"slope": ocr.read.NONE_SLOPE, "sheet": ocr.read.NONE_SHEET,  # the committed settings
-            "cap": ocr.read.NONE_SHEET_CAP,
+            "cap": ocr.read.NONE_SHEET_CAP, "temp": scoring.reconcile.SHEET_TEMP,
             "flag": scoring.reconcile.FLAG_AT, "copy": scoring.reconcile.COPY_FLAG_AT}
 
 
@@ -69,6 +71,7 @@ def configure(spec: str) -> tuple[tuple, CellReader]:
     ocr.read.NONE_SLOPE = float(settings.get("slope", DEFAULTS["slope"]))
     ocr.read.NONE_SHEET = float(settings.get("sheet", DEFAULTS["sheet"]))
     ocr.read.NONE_SHEET_CAP = float(settings.get("cap", DEFAULTS["cap"]))
+    scoring.reconcile.SHEET_TEMP = float(settings.get("temp", DEFAULTS["temp"]))
     scoring.reconcile.FLAG_AT = float(settings.get("flag", DEFAULTS["flag"]))
     scoring.reconcile.COPY_FLAG_AT = float(settings.get("copy", DEFAULTS["copy"]))
     key = (settings.get("nets"), ocr.read.NONE_SLOPE, ocr.read.NONE_SHEET, ocr.read.NONE_SHEET_CAP)
@@ -78,15 +81,25 @@ def configure(spec: str) -> tuple[tuple, CellReader]:
 
 
 def measure(sheets, readings: list, details: bool = False) -> dict[str, float]:
-    numbers = right = planted = caught = clean = clean_flagged = exact = read = 0
+    numbers = right = planted = caught = clean = clean_flagged = exact = read = review = 0
+    nll = written = 0.0
     for (seed, truth, table), reading in zip(sheets, readings, strict=True):
         if table is None:
             continue
+        cells = reading_cells(reading)
+        for c in truth["cells"]:  # how probable the reader found the truth of each written number
+            cell = cells.get((c["row"], c["key"]))
+            if c["key"] in NUMBER_KEYS and c["text"].strip().isdigit() and cell is not None:
+                probs = dict(cell.candidates)
+                p = probs.get(truth_value(c["key"], c["text"]), probs.get(None, 0.0))
+                nll -= math.log(max(p, 1e-6))
+                written += 1
         obj = reconcile(reading, explain=False).to_json()
         score = score_sheet(obj, truth)
         if details and (score.caught < score.planted or (score.mistake_free and score.flagged)):
             _explain(seed, truth, obj)
         read += 1
+        review += len(obj["review"])
         numbers += score.numbers
         right += score.numbers_right
         exact += score.exact
@@ -95,7 +108,8 @@ def measure(sheets, readings: list, details: bool = False) -> dict[str, float]:
         clean += score.mistake_free
         clean_flagged += score.mistake_free and score.flagged
     return {"sheets": read, "numbers": right / max(numbers, 1), "caught": caught, "planted": planted,
-            "clean_flagged": clean_flagged, "clean": clean, "exact": exact / max(read, 1)}
+            "clean_flagged": clean_flagged, "clean": clean, "exact": exact / max(read, 1),
+            "review": review / max(read, 1), "nll": nll / max(written, 1)}
 
 
 def _explain(seed: int, truth: dict, obj: dict) -> None:
@@ -123,8 +137,8 @@ def main(argv: list[str]) -> int:
     cv2.setNumThreads(1)
     sheets = tables(args.seed, args.count)
     print(f"{len(sheets)} generated sheets, seeds {args.seed}..{args.seed + args.count - 1}\n")
-    print("| configuration | numbers right | planted flagged | mistake-free sheets flagged | sheets exact |")
-    print("|---|---|---|---|---|")
+    print("| configuration | numbers right | planted flagged | mistake-free sheets flagged | sheets exact | review items per sheet | truth's NLL (written cells) |")
+    print("|---|---|---|---|---|---|---|")
     cache: dict[tuple, list] = {}  # configurations that differ only in the flag thresholds share readings
     for spec in args.config or ["current"]:
         key, reader = configure(spec)
@@ -132,7 +146,7 @@ def main(argv: list[str]) -> int:
             cache[key] = [None if table is None else read_table(table, net=reader) for _, _, table in sheets]
         m = measure(sheets, cache[key], args.details)
         print(f"| {spec} | {100 * m['numbers']:.2f} % | {m['caught']}/{m['planted']} |"
-              f" {m['clean_flagged']}/{m['clean']} | {100 * m['exact']:.1f} % |")
+              f" {m['clean_flagged']}/{m['clean']} | {100 * m['exact']:.1f} % | {m['review']:.2f} | {m['nll']:.4f} |")
     return 0
 
 
