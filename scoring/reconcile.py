@@ -42,8 +42,8 @@ FLAG_AT = 0.8  # a numbers mistake this probable (misreads explain at most the r
 REVIEW_MISTAKE_AT = 0.1  # ... one between this and FLAG_AT goes to review instead
 # A single miscopied cumulative (later rows right again) looks exactly like one misread cell, the
 # commonest reader error; it needs more evidence than a slip carried forward, which no single
-# misread can mimic.  (0.9 until round 6, when the reader began to flatten a hard sheet's candidates,
-# ocr.read.SHEET_TEMP: then 0.8 flagged more planted copies and no more mistake-free sheets.)
+# misread can mimic.  (0.9 until round 6; with a hard sheet's candidates flattened, SHEET_TEMP below,
+# 0.8 flagged more planted copies and no more mistake-free sheets: bench/RESULTS-reconcile.md.)
 COPY_FLAG_AT = 0.8
 DEALER_FLAG_AT = 0.5  # a dealer out of turn more probable than a misread letter is flagged
 SURE_BLANK = 0.9  # an empty row is a missing deal only when its blanks are this sure
