@@ -464,7 +464,7 @@ def test_a_lone_miscopied_cumulative_needs_more_evidence_than_a_carried_slip():
     copy threshold, and it goes to review; carried forward (every later N/S cumulative 30 short)
     no single misread explains it, so it is flagged. The copy threshold was 0.9 above FLAG_AT's
     0.8 until round 6 (measured then: false-flagged sheets 27 -> 21 of 88, no planted mistake
-    lost); with a hard sheet's candidates flattened by the reader, 0.8 for both measured better
+    lost); with a hard sheet's candidates flattened before decoding (SHEET_TEMP), 0.8 for both measured better
     (bench/RESULTS-reconcile.md)."""
     from scoring.reconcile import COPY_FLAG_AT
 
