@@ -425,11 +425,12 @@ def _dealer_flags(rows, empty, out_rows, flags, review) -> None:
 
 
 def _missing_flags(rows, deals, empty, flags, review) -> None:
-    many = sum(empty) > MAX_EMPTY_ROWS
+    n_empty = sum(empty)
+    many = n_empty > MAX_EMPTY_ROWS
     for i, row in enumerate(rows):
         if empty[i] and many:
             review.append(ReviewItem(row.deal, "ns", [],
-                                     f"the row reads as empty, as do {sum(empty) - 1} other rows between "
+                                     f"the row reads as empty, as do {n_empty - 1} other rows between "
                                      "written ones: more likely writing the reader did not see than "
                                      "deals the players skipped"))
         elif empty[i] and not all(cell.p(0) >= SURE_BLANK for cell in deals[i].cells.values()
