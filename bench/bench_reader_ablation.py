@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import hashlib
 import math
 import pickle
 import sys
@@ -78,6 +79,20 @@ def configure(spec: str) -> tuple[tuple, CellReader]:
     if "nets" not in settings:
         return key, default_net()
     return key, CellReader(tuple(CellNet.load(MODEL_PATH.parent / name) for name in settings["nets"].split("+")))
+
+
+def readings(seed: int, count: int, sheets, key: tuple, reader: CellReader) -> list:
+    """Each sheet's reading under ``key``'s settings, kept in bench/_work (by the networks' digests
+    and the "none" settings) so that reconciliation-only configurations take seconds, not minutes."""
+    tag = hashlib.sha256(repr((reader.version,) + key[1:]).encode()).hexdigest()[:12]
+    path = WORK / f"readings-{seed}-{count}-{tag}.pkl"
+    if path.exists():
+        with path.open("rb") as fh:
+            return pickle.load(fh)
+    out = [None if table is None else read_table(table, net=reader) for _, _, table in sheets]
+    with path.open("wb") as fh:
+        pickle.dump(out, fh)
+    return out
 
 
 def measure(sheets, readings: list, details: bool = False) -> dict[str, float]:
@@ -143,7 +158,7 @@ def main(argv: list[str]) -> int:
     for spec in args.config or ["current"]:
         key, reader = configure(spec)
         if key not in cache:
-            cache[key] = [None if table is None else read_table(table, net=reader) for _, _, table in sheets]
+            cache[key] = readings(args.seed, args.count, sheets, key, reader)
         m = measure(sheets, cache[key], args.details)
         print(f"| {spec} | {100 * m['numbers']:.2f} % | {m['caught']}/{m['planted']} |"
               f" {m['clean_flagged']}/{m['clean']} | {100 * m['exact']:.1f} % | {m['review']:.2f} | {m['nll']:.4f} |")
