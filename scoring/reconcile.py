@@ -51,6 +51,9 @@ SURE_BLANK = 0.9  # an empty row is a missing deal only when its blanks are this
 # a deal now and then, a sheet with many empty rows inside it was read badly (a faint fax)
 MAX_EMPTY_ROWS = 2
 REVIEW_BELOW = 0.9  # a number whose chosen value is less probable than this goes to review
+# ... and so does one the reader read at least REVIEW_BELOW as another value and gave the chosen one
+# less than this (a sure reading overridden by the arithmetic; bench/RESULTS-reconcile.md, round 7)
+OVERRIDDEN_BELOW = 0.02
 # On a sheet whose numbers the reader found hard (mean doubt about the best value of its written
 # number cells), a sure-looking reading is wrong far more often than on an easy one
 # (bench/RESULTS-read.md), so there a misread must be able to explain an inconsistency that would
@@ -58,6 +61,12 @@ REVIEW_BELOW = 0.9  # a number whose chosen value is less probable than this goe
 # doubt (mean doubt 0.1: 1.6) before decoding.  The reader's own probabilities stay as it gave
 # them.  Chosen with the whole product on 580 generated sheets (bench/RESULTS-reconcile.md, round 6).
 SHEET_TEMP = 6.0
+# A cell whose best candidate is "none of these" but whose proposals together outweigh it (its
+# "none" below this) was read, just not as a value the reader proposed: the arithmetic may supply
+# the value (a review item says so); "cannot be read" stays possible there, but costs more than
+# one unproposed value, so that it is used only when no single value fits (two neighbouring cells
+# both misread).  A cell whose "none" reaches it cannot be read: null in the output.
+UNREADABLE_AT = 0.5
 UNREAD_COST = 3.0  # "cannot read" explains nothing: a candidate the arithmetic confirms beats it
 SIDE_NAMES = {"ns": "N/S", "ew": "E/W"}
 SEAT_ORDER = ("N", "E", "S", "W")
@@ -89,15 +98,17 @@ def reconcile(reading: SheetReading, rules=None, checker: DealChecker | None = N
 
     flags: list[Flag] = []
     review: list[ReviewItem] = []
-    out_rows = _rows(rows, empty, hyps, review)
     last_deal = rows[-1].deal if rows else None
+    flagged: set[tuple] = set()
     if best is not None:
         best.mistakes = [_pair_side(m, best, checker, [r.deal for r in rows]) for m in best.mistakes]
-        _mistake_flags(hyps, last_deal, flags, review)
+        flagged = _mistake_flags(hyps, last_deal, flags, review)
+    shown = _shown(hyps, flagged)
+    out_rows = _rows(rows, empty, hyps, review, shown)
     _dealer_flags(rows, empty, out_rows, flags, review)
     _missing_flags(rows, deals, empty, flags, review)
-    totals_out, final = _totals(best, out_rows)
-    _total_review(hyps, reading.total, review)
+    totals_out, final = _totals(shown, out_rows)
+    _total_review(hyps, shown, reading.total, review)
     winners = reading.winners_hint if reading.winners_hint in ("ns", "ew") else None
     _winner_flag(winners, final, flags)
     if winners is None and final["ns"] is not None and final["ew"] is not None \
@@ -112,7 +123,7 @@ def reconcile(reading: SheetReading, rules=None, checker: DealChecker | None = N
         meta={"hypotheses": len(hyps), "arithmetic_totals": final},
     )
     if explain:
-        _add_explanations(sheet, best, rules)
+        _add_explanations(sheet, shown, rules)
     return sheet
 
 
@@ -160,14 +171,19 @@ def cell_model(cell: CellReading | None, temperature: float = 1.0) -> CellModel:
     total = min(listed, 1.0) if listed > 0 else 1.0
     merged = {v: p * total / kept for v, p in merged.items()}
     none_p = merged.get(None, 0.0)
+    extra = 0.0
     if none_p and any(v is not None and p > none_p for v, p in merged.items()):
         # a minor None is the reader's "none of these" (ocr/read.py NONE_FLOOR): some value it
         # did not propose, as likely the one the arithmetic implies as any other -- not a cell
         # that cannot be read
         del merged[None]
         total -= none_p
+    elif none_p and none_p < UNREADABLE_AT:
+        # the proposals together outweigh "none of these": its mass is some other value's too
+        total -= none_p
+        extra = OTHER_SPREAD
     ranked = sorted(merged.items(), key=lambda vp: -vp[1])[:MAX_OPTIONS]
-    options = [Option(v, -math.log(max(p, MIN_P)) + (UNREAD_COST if v is None and len(ranked) > 1 else 0.0))
+    options = [Option(v, -math.log(max(p, MIN_P)) + (UNREAD_COST + extra if v is None and len(ranked) > 1 else 0.0))
                for v, p in ranked if p >= MIN_P]
     other = -math.log(max(1.0 - total, MIN_P)) + OTHER_SPREAD
     return CellModel(options or [Option(None, 0.0)], other_cost=other)
@@ -240,9 +256,22 @@ def _posteriors(hyps: list[Hypothesis], index: int, col: str) -> list[tuple[obje
     return sorted(acc.items(), key=lambda vp: -vp[1])
 
 
-def _rows(rows, empty, hyps, review) -> list[ReconciledRow]:
+def _shown(hyps: list[Hypothesis], flagged: set[tuple]) -> Hypothesis | None:
+    """The reading the output shows: the most probable one whose every players' mistake is
+    flagged.  A mistake not flagged (too likely a misread; it is in review) is not believed, so
+    the row shows the value the sheet's arithmetic supports rather than the doubtful written one
+    -- at the 0.5-0.8 probabilities that keep such a mistake out of the flags, a misread was
+    three times likelier than a real slip on the generated sheets (bench/RESULTS-reconcile.md)."""
+    if not hyps:
+        return None
+    for h in hyps:
+        if all(m.key in flagged for m in h.mistakes):
+            return h
+    return hyps[0]
+
+
+def _rows(rows, empty, hyps, review, best) -> list[ReconciledRow]:
     out = []
-    best = hyps[0] if hyps else None
     for i, row in enumerate(rows):
         values: dict[str, object] = {"dealer": None}
         conf: dict[str, float] = {}
@@ -267,11 +296,21 @@ def _rows(rows, empty, hyps, review) -> list[ReconciledRow]:
                                          + (f"; the arithmetic gives {implied}" if hint else "")))
             elif source == "inferred":
                 values[col], conf[col] = value, p
-                review.append(ReviewItem(row.deal, col, [(value, round(p, 4))] + read,
-                                         f"read as {_best_read(cell)}, but the arithmetic gives {value}"))
+                maybe = [v for v, _ in read if v is not None]
+                reason = (f"read as {cell.best}, but the arithmetic gives {value}" if cell.best is not None
+                          else f"hard to read{f' (maybe {maybe[0]})' if maybe else ''}; the arithmetic gives {value}")
+                review.append(ReviewItem(row.deal, col, [(value, round(p, 4))] + read, reason))
             else:
                 values[col], conf[col] = value, p
-                if cell.candidates and cell.best is None and p < REVIEW_BELOW:
+                model = cell_model(cell)
+                sure = model.options[0]
+                if sure.value not in (None, value) and math.exp(-sure.cost) >= REVIEW_BELOW \
+                        and model.p(value) < OVERRIDDEN_BELOW:
+                    # a sure reading replaced by a candidate the reader hardly believed: most often
+                    # a misread repaired, but now and then a miscopy the arithmetic undid
+                    review.append(ReviewItem(row.deal, col, [(value, round(p, 4))] + read,
+                                             f"read as {sure.value}, but the arithmetic gives {value}"))
+                elif cell.candidates and cell.best is None and p < REVIEW_BELOW:
                     review.append(ReviewItem(row.deal, col, post[:3],
                                              f"hard to read; the arithmetic confirms {value}"))
                 elif p < REVIEW_BELOW:
@@ -301,8 +340,9 @@ def _one_per_cell(review: list[ReviewItem]) -> list[ReviewItem]:
 
 
 # ----------------------------------------------------------------------------- flags
-def _mistake_flags(hyps: list[Hypothesis], last_deal, flags, review) -> None:
-    """Flag a mistake when the decoder's hypotheses give it most of the probability.
+def _mistake_flags(hyps: list[Hypothesis], last_deal, flags, review) -> set[tuple]:
+    """Flag a mistake when the decoder's hypotheses give it most of the probability; return
+    the flagged mistakes' keys.
 
     The gate is the posterior, not each cell's own confidence: a mistake's probability is
     the weight of the readings of the whole sheet that contain it, against every reading
@@ -316,6 +356,7 @@ def _mistake_flags(hyps: list[Hypothesis], last_deal, flags, review) -> None:
         for key in {m.key for m in h.mistakes}:
             mass[key] += h.weight
     seen: set[tuple] = set()
+    flagged: set[tuple] = set()
     for m in [m for h in hyps for m in h.mistakes]:  # best hypothesis first
         if m.key in seen:
             continue
@@ -324,11 +365,13 @@ def _mistake_flags(hyps: list[Hypothesis], last_deal, flags, review) -> None:
         p = mass[m.key]
         flag_at = COPY_FLAG_AT if m.kind == "cumulative" and m.shape == "copy" else FLAG_AT
         if p >= flag_at and m in hyps[0].mistakes:
+            flagged.add(m.key)
             flags.append(Flag(m.kind, _message(m, deal), deal=deal, side=m.side, column=m.column,
                               written=m.written, expected=m.expected))
         elif p >= REVIEW_MISTAKE_AT:
             review.append(ReviewItem(deal, m.column or "ns", [(m.written, round(p, 4))],
                                      "a misread or the players' mistake: " + _message(m, deal)))
+    return flagged
 
 
 def _pair_side(m: Mistake, best: Hypothesis, checker: DealChecker, deals: list[int]) -> Mistake:
@@ -483,9 +526,8 @@ def _totals(best: Hypothesis | None, out_rows) -> tuple[dict, dict]:
     return written, final
 
 
-def _total_review(hyps: list[Hypothesis], total: RowReading | None, review) -> None:
-    """Total-row cells the reader could not read, or read differently from what is chosen."""
-    best = hyps[0] if hyps else None
+def _total_review(hyps: list[Hypothesis], best: Hypothesis | None, total: RowReading | None, review) -> None:
+    """Total-row cells the reader could not read, or read differently from what ``best`` shows."""
     if best is None or total is None:
         return
     for side, (value, source, *_rest) in best.totals.items():
