@@ -54,6 +54,10 @@ REVIEW_BELOW = 0.9  # a number whose chosen value is less probable than this goe
 # ... and so does one the reader read at least REVIEW_BELOW as another value and gave the chosen one
 # less than this (a sure reading overridden by the arithmetic; bench/RESULTS-reconcile.md, round 7)
 OVERRIDDEN_BELOW = 0.02
+# ... and so does a number shown as blank that the reader found blank less surely than this: on a
+# faint or misfound sheet the reader's blanks are only 0.5 sure (ocr/read.py SUSPECT_BLANK_PROB)
+# and a row of zeros is consistent with anything unknown (seed 80000: 50 such zeros, 44 wrong)
+BLANK_REVIEW_BELOW = 0.6
 # On a sheet whose numbers the reader found hard (mean doubt about the best value of its written
 # number cells), a sure-looking reading is wrong far more often than on an easy one
 # (bench/RESULTS-read.md), so there a misread must be able to explain an inconsistency that would
@@ -310,6 +314,10 @@ def _rows(rows, empty, hyps, review, best) -> list[ReconciledRow]:
                     # a misread repaired, but now and then a miscopy the arithmetic undid
                     review.append(ReviewItem(row.deal, col, [(value, round(p, 4))] + read,
                                              f"read as {sure.value}, but the arithmetic gives {value}"))
+                elif value == 0 and model.p(0) < BLANK_REVIEW_BELOW:
+                    # a blank the arithmetic cannot confirm (0 + 0 fits anything that is unknown)
+                    review.append(ReviewItem(row.deal, col, [(0, round(p, 4))] + read,
+                                             "blank? the reader is not sure this cell is empty"))
                 elif cell.candidates and cell.best is None and p < REVIEW_BELOW:
                     review.append(ReviewItem(row.deal, col, post[:3],
                                              f"hard to read; the arithmetic confirms {value}"))
@@ -323,7 +331,8 @@ def _best_read(cell: CellReading) -> str:
     return str(cell.best) if cell.candidates and cell.best is not None else "unreadable"
 
 
-REVIEW_PRIORITY = ("a misread or", "could not be read", "read as", "hard to read", "dealer", "unsure reading")
+REVIEW_PRIORITY = ("a misread or", "could not be read", "read as", "hard to read", "blank?", "dealer",
+                   "unsure reading")
 
 
 def _one_per_cell(review: list[ReviewItem]) -> list[ReviewItem]:

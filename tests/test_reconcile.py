@@ -565,3 +565,22 @@ def test_a_sure_reading_the_arithmetic_overrides_is_reviewed():
     # the same repair from a reading that was unsure anyway is no news: no review item
     result = reconcile(sheet(lone, probs={(4, "cum_ns"): [(300, 0.6), (330, 0.3), (None, 0.1)]}), explain=False)
     assert result.rows[4].values["cum_ns"] == 330 and not any(r.deal == 5 for r in result.review)
+
+
+def test_doubtful_blanks_shown_as_zero_are_reviewed():
+    """A faint or misfound sheet: the reader finds its blank-looking cells only 0.5 blank (ocr/read.py
+    SUSPECT_BLANK_PROB). A row of zeros fits anything unknown, so the arithmetic cannot vouch for
+    them: every such zero shown goes to review (seed 80000 showed 50 silently, 44 of them wrong)."""
+    rows = running(SEED_001)
+    doubtful = [(0, 0.5), (None, 0.5)]
+    probs = {(i, col): doubtful for i in (4, 5, 6) for col in ("ns", "ew", "cum_ns", "cum_ew")}
+    result = reconcile(sheet(rows, probs=probs), explain=False)
+    zeros = {(r.deal, col) for r in result.rows[4:] for col in ("ns", "ew", "cum_ns", "cum_ew")
+             if r.values[col] == 0}
+    assert zeros, "the decoder should show some of these cells as blank"
+    reviewed = {(r.deal, r.column) for r in result.review}
+    assert zeros <= reviewed
+    assert all(r.reason.startswith("blank?") for r in result.review if (r.deal, r.column) in zeros)
+    # a sure blank is not reviewed
+    result = reconcile(sheet(rows), explain=False)
+    assert result.review == []
