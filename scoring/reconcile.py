@@ -111,13 +111,21 @@ def reconcile(reading: SheetReading, rules=None, checker: DealChecker | None = N
     out_rows = _rows(rows, empty, hyps, review, shown)
     _dealer_flags(rows, empty, out_rows, flags, review)
     _missing_flags(rows, deals, empty, flags, review)
-    totals_out, final = _totals(shown, out_rows)
+    totals_out, final = _totals(shown, out_rows, empty)
     _total_review(hyps, shown, reading.total, review)
     winners = reading.winners_hint if reading.winners_hint in ("ns", "ew") else None
     _winner_flag(winners, final, flags)
     if winners is None and final["ns"] is not None and final["ew"] is not None \
             and final["ns"] != final["ew"]:
         winners = "ns" if final["ns"] > final["ew"] else "ew"
+    if reading.winners_hint not in ("ns", "ew") and rows:
+        # the named winners cannot be checked: a person reads the line (a winners mistake would
+        # otherwise go unnoticed)
+        text = (reading.winners_text or "").strip()
+        review.append(ReviewItem(None, "winners", [(winners, 1.0)] if winners else [],
+                                 (f"winners line read as {text!r}" if text else "winners line not read")
+                                 + ": which pair does it name?"
+                                 + (f" (the totals make {SIDE_NAMES[winners]} the winners)" if winners else "")))
     review = _one_per_cell(review)
     flags.sort(key=lambda f: (f.deal if f.deal is not None else 10**6, f.kind, f.side or ""))
     review.sort(key=lambda r: (r.deal if r.deal is not None else 10**6, r.column))
@@ -512,10 +520,11 @@ def _missing_flags(rows, deals, empty, flags, review) -> None:
                               deal=nxt, written=None, expected=nxt))
 
 
-def _totals(best: Hypothesis | None, out_rows) -> tuple[dict, dict]:
+def _totals(best: Hypothesis | None, out_rows, empty: list[bool]) -> tuple[dict, dict]:
     """(totals as written on the sheet, the sums of the deal scores).
 
-    The sums fall back to the running totals when a score is unknown.
+    The sums fall back to the running totals when a score is unknown, or a deal's row is empty
+    (a missing deal: its score went into the later cumulatives, but is written nowhere).
     """
     final = {"ns": None, "ew": None}
     if best is not None:
@@ -523,8 +532,10 @@ def _totals(best: Hypothesis | None, out_rows) -> tuple[dict, dict]:
         for side in ("ns", "ew"):
             scores = [c[side][0] if c[side][0] is not None else (c[side][2] if len(c[side]) > 2 else None)
                       for c in best.cells if c]
-            if scores and None not in scores:
+            if scores and None not in scores and all(best.cells):
                 final[side] = sum(scores)
+        if sum(empty) > MAX_EMPTY_ROWS:  # rows the reader did not see (_missing_flags): totals unknown
+            final = {"ns": None, "ew": None}
     written = {"ns": None, "ew": None}
     filled = [r for r in out_rows if any(r.values.get(c) for c in NUMBER_COLUMNS)]
     for side in ("ns", "ew"):

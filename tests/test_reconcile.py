@@ -15,10 +15,14 @@ from scoring.simulate import random_match
 SEATS = ("N", "E", "S", "W")
 
 
-def sheet(rows, total=None, winners=None, probs=None) -> SheetReading:
+def sheet(rows, total=None, winners="auto", probs=None) -> SheetReading:
     """A reading of (ns, ew, cum_ns, cum_ew) tuples, dealers rotating from N, all read with certainty
-    unless ``probs`` gives candidate lists for (row index, column)."""
+    unless ``probs`` gives candidate lists for (row index, column); the winners line names the pair
+    with the higher last cumulative unless ``winners`` says otherwise (None: the line was not read)."""
     probs = probs or {}
+    if winners == "auto":
+        last = rows[-1] if rows else (0, 0, 0, 0)
+        winners = None if last[2] == last[3] else ("ns" if last[2] > last[3] else "ew")
     out = []
     for i, (ns, ew, cns, cew) in enumerate(rows):
         cells = {}
@@ -584,3 +588,38 @@ def test_doubtful_blanks_shown_as_zero_are_reviewed():
     # a sure blank is not reviewed
     result = reconcile(sheet(rows), explain=False)
     assert result.review == []
+
+
+def test_a_winners_line_not_understood_goes_to_review():
+    """Named winners that cannot be checked (the line not read, or read as neither pair) are a
+    review item with the pair the totals make winners -- a winners mistake is never lost silently."""
+    result = reconcile(sheet(running(SEED_001), winners=None), explain=False)
+    item = next(r for r in result.review if r.column == "winners")
+    assert item.deal is None and item.candidates == [("ew", 1.0)]
+    assert item.reason == "winners line not read: which pair does it name? (the totals make E/W the winners)"
+    assert flags_of(result, "winner") == [] and result.winners == "ew"
+    reading = sheet(running(SEED_001), winners=None)
+    reading.winners_text = "Smiht"
+    item = next(r for r in reconcile(reading, explain=False).review if r.column == "winners")
+    assert item.reason.startswith("winners line read as 'Smiht': which pair")
+    assert not any(r.column == "winners" for r in reconcile(sheet(running(SEED_001)), explain=False).review)
+
+
+def test_winners_are_checked_against_the_cumulatives_when_a_deal_is_missing():
+    """A deal left out (its row empty) still went into the later cumulatives: the players' totals
+    are the cumulatives, not the sum of the written scores (seed 100149: E/W named as winners,
+    N/S ahead by the cumulatives, behind by the written scores)."""
+    rows = running(SEED_001)
+    rows = rows[:3] + [(ns, ew, cn + 600, ce) for ns, ew, cn, ce in rows[3:]]  # + an unrecorded N/S 600
+    reading = sheet(rows, winners="ew")
+    empty = RowReading(4, {c: CellReading([(0, 0.99)], blank=True) for c in ("ns", "ew", "cum_ns", "cum_ew")})
+    empty.cells["dealer"] = CellReading([], blank=True)
+    for row in reading.rows[3:]:
+        row.deal += 1
+        row.cells["dealer"] = CellReading([(SEATS[(row.deal - 1) % 4], 0.99)])
+    reading.rows.insert(3, empty)
+    result = reconcile(reading, explain=False)
+    assert 4 in [f.deal for f in flags_of(result, "missing_deal")]
+    assert flags_of(result, "cumulative") == []
+    winner = flags_of(result, "winner")
+    assert len(winner) == 1 and "N/S have the higher total (1590 v 1460)" in winner[0].message
