@@ -72,8 +72,16 @@ def flagged_cells(result: dict) -> set[tuple[str, str]]:
 
 
 def review_cells(result: dict) -> set[tuple[str, str]]:
-    return {("" if r.get("deal") is None else str(r["deal"]), str(r.get("column")))
-            for r in result.get("review") or []}
+    """(row, cell key) of every review item; a Total-row item ("total_ns") is the Total row's
+    cumulative cell."""
+    out = set()
+    for r in result.get("review") or []:
+        col = str(r.get("column"))
+        if r.get("deal") is None and col.startswith("total_"):
+            out.add(("total", "cum_" + col[len("total_"):]))
+        else:
+            out.add(("" if r.get("deal") is None else str(r["deal"]), col))
+    return out
 
 
 def cell_state(row: str, key: str, flagged: set, review: set) -> str:

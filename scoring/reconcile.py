@@ -386,8 +386,12 @@ def _mistake_flags(hyps: list[Hypothesis], last_deal, flags, review) -> set[tupl
             flags.append(Flag(m.kind, _message(m, deal), deal=deal, side=m.side, column=m.column,
                               written=m.written, expected=m.expected))
         elif p >= REVIEW_MISTAKE_AT:
-            review.append(ReviewItem(deal, m.column or "ns", [(m.written, round(p, 4))],
-                                     "a misread or the players' mistake: " + _message(m, deal)))
+            # the value the rows show (the arithmetic's) and the written one, each with its probability;
+            # a Total row's doubt is named by its cell, as _total_review names it
+            cands = sorted([(m.expected, round(1.0 - p, 4)), (m.written, round(p, 4))], key=lambda vp: -vp[1]) \
+                if m.expected is not None else [(m.written, round(p, 4))]
+            where = (None, "total_" + (m.side or "ns")) if m.kind == "total" else (deal, m.column or "ns")
+            review.append(ReviewItem(*where, cands, "a misread or the players' mistake: " + _message(m, deal)))
     return flagged
 
 

@@ -53,6 +53,11 @@ def test_cell_states_from_flags_and_review():
     assert cell_state("total", "cum_ns", flagged, review) == "flag"
     assert cell_state("2", "cum_ns", flagged, review) == "review"
     assert cell_state("2", "ns", flagged, review) == "read"
+    # a Total-row review item (named "total_ew", deal null) outlines the Total row's E/W cell
+    review = review_cells({"review": [{"deal": None, "column": "total_ew"}, {"deal": None, "column": "winners"}]})
+    assert cell_state("total", "cum_ew", set(), review) == "review"
+    assert cell_state("total", "cum_ns", set(), review) == "read"
+    assert cell_state("", "winners", set(), review) == "review"
 
 
 def _chromium() -> str | None:
