@@ -67,10 +67,13 @@ BLANK_REVIEW_BELOW = 0.6
 SHEET_TEMP = 6.0
 # A cell whose best candidate is "none of these" but whose proposals together outweigh it (its
 # "none" below this) was read, just not as a value the reader proposed: the arithmetic may supply
-# the value (a review item says so); "cannot be read" stays possible there, but costs more than
-# one unproposed value, so that it is used only when no single value fits (two neighbouring cells
-# both misread).  A cell whose "none" reaches it cannot be read: null in the output.
+# the value (a review item says so).  "Cannot be read" stays possible there, costing a little more
+# than one unproposed value, so that it wins only where it saves a players' mistake (two
+# neighbouring cells both misread).  Priced far above that, as first tried, it put slips on such
+# sheets (false-flagged sheets 13 of 626 against 11; bench/RESULTS-reconcile.md).  A cell whose
+# "none" reaches UNREADABLE_AT cannot be read: null in the output.
 UNREADABLE_AT = 0.5
+UNKNOWN_OVER_OTHER = 0.5
 UNREAD_COST = 3.0  # "cannot read" explains nothing: a candidate the arithmetic confirms beats it
 SIDE_NAMES = {"ns": "N/S", "ew": "E/W"}
 SEAT_ORDER = ("N", "E", "S", "W")
@@ -191,9 +194,10 @@ def cell_model(cell: CellReading | None, temperature: float = 1.0) -> CellModel:
         del merged[None]
         total -= none_p
     elif none_p and none_p < UNREADABLE_AT:
-        # the proposals together outweigh "none of these": its mass is some other value's too
+        # the proposals together outweigh "none of these": its mass is some other value's too,
+        # and "cannot be read" costs a little more than one such value
         total -= none_p
-        extra = OTHER_SPREAD
+        extra = OTHER_SPREAD - UNREAD_COST + UNKNOWN_OVER_OTHER
     ranked = sorted(merged.items(), key=lambda vp: -vp[1])[:MAX_OPTIONS]
     options = [Option(v, -math.log(max(p, MIN_P)) + (UNREAD_COST + extra if v is None and len(ranked) > 1 else 0.0))
                for v, p in ranked if p >= MIN_P]

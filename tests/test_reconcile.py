@@ -623,3 +623,16 @@ def test_winners_are_checked_against_the_cumulatives_when_a_deal_is_missing():
     assert flags_of(result, "cumulative") == []
     winner = flags_of(result, "winner")
     assert len(winner) == 1 and "N/S have the higher total (1590 v 1460)" in winner[0].message
+
+
+def test_two_neighbouring_cells_read_as_no_proposal_are_not_taken_for_a_slip():
+    """Deal 4's N/S score (170) and cumulative (270) both read as "none of these" first, neither
+    right among the proposals (seed 110085's shape). The arithmetic cannot supply either alone,
+    so "cannot be read" must stay affordable there: priced above one unproposed value, the
+    decoder preferred a slip on deal 5."""
+    rows = running(SEED_001)
+    probs = {(3, "ns"): [(None, 0.24), (120, 0.16), (130, 0.15), (150, 0.13), (110, 0.13)],
+             (3, "cum_ns"): [(None, 0.3), (0, 0.25), (50, 0.1), (40, 0.09), (60, 0.09)]}
+    result = reconcile(sheet(rows, probs=probs), explain=False)
+    assert flags_of(result, "cumulative") == [] and flags_of(result, "score") == []
+    assert {(4, "ns"), (4, "cum_ns")} <= {(r.deal, r.column) for r in result.review}
