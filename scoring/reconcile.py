@@ -158,18 +158,11 @@ def sheet_temperature(reading: SheetReading) -> float:
     return 1.0 + SHEET_TEMP * sheet_doubt(reading)
 
 
-def cell_model(cell: CellReading | None, temperature: float = 1.0) -> CellModel:
-    """Turn a number cell's candidates into decoder options (cost = -log p); a written cell's
-    candidates flattened by ``temperature`` first (same order, same total)."""
-    if cell is None:
-        return CellModel([Option(None, 0.0)], other_cost=0.0, present=False)
+def _values(candidates) -> tuple[dict[object, float], float]:
+    """A number cell's candidates as value -> probability (None: "none of these"), and the total
+    probability listed."""
     merged: dict[object, float] = defaultdict(float)
     listed = 0.0
-    candidates = cell.candidates
-    if temperature != 1.0 and candidates and not _is_blank(cell):
-        flat = [max(float(p), 0.0) ** (1.0 / temperature) for _, p in candidates]
-        scale = sum(max(float(p), 0.0) for _, p in candidates) / (sum(flat) or 1.0)
-        candidates = [(v, q * scale) for (v, _), q in zip(candidates, flat, strict=True)]
     for value, p in candidates:
         v, p = _as_int(value), max(float(p), 0.0)
         listed += p
@@ -180,6 +173,20 @@ def cell_model(cell: CellReading | None, temperature: float = 1.0) -> CellModel:
             # misread (47 -> 40); a lone digit lost its 0 (4 -> 40)
             v = v - v % 10 if v >= 10 else v * 10
         merged[v] += p
+    return merged, listed
+
+
+def cell_model(cell: CellReading | None, temperature: float = 1.0) -> CellModel:
+    """Turn a number cell's candidates into decoder options (cost = -log p); a written cell's
+    candidates flattened by ``temperature`` first (same order, same total)."""
+    if cell is None:
+        return CellModel([Option(None, 0.0)], other_cost=0.0, present=False)
+    candidates = cell.candidates
+    if temperature != 1.0 and candidates and not _is_blank(cell):
+        flat = [max(float(p), 0.0) ** (1.0 / temperature) for _, p in candidates]
+        scale = sum(max(float(p), 0.0) for _, p in candidates) / (sum(flat) or 1.0)
+        candidates = [(v, q * scale) for (v, _), q in zip(candidates, flat, strict=True)]
+    merged, listed = _values(candidates)
     kept = sum(merged.values())
     if kept <= 0:
         merged, kept = {0 if cell.blank and not cell.candidates else None: 1.0}, 1.0
@@ -318,15 +325,14 @@ def _rows(rows, empty, hyps, review, best) -> list[ReconciledRow]:
                 review.append(ReviewItem(row.deal, col, [(value, round(p, 4))] + read, reason))
             else:
                 values[col], conf[col] = value, p
-                model = cell_model(cell)
-                sure = model.options[0]
-                if sure.value not in (None, value) and math.exp(-sure.cost) >= REVIEW_BELOW \
-                        and model.p(value) < OVERRIDDEN_BELOW:
+                own = _values(cell.candidates)[0] or ({0: 1.0} if cell.blank else {})  # the reader's own
+                sure, sure_p = max(own.items(), key=lambda vp: vp[1], default=(None, 0.0))
+                if sure not in (None, value) and sure_p >= REVIEW_BELOW and own.get(value, 0.0) < OVERRIDDEN_BELOW:
                     # a sure reading replaced by a candidate the reader hardly believed: most often
                     # a misread repaired, but now and then a miscopy the arithmetic undid
                     review.append(ReviewItem(row.deal, col, [(value, round(p, 4))] + read,
-                                             f"read as {sure.value}, but the arithmetic gives {value}"))
-                elif value == 0 and model.p(0) < BLANK_REVIEW_BELOW:
+                                             f"read as {sure}, but the arithmetic gives {value}"))
+                elif value == 0 and own.get(0, 0.0) < BLANK_REVIEW_BELOW:
                     # a blank the arithmetic cannot confirm (0 + 0 fits anything that is unknown)
                     review.append(ReviewItem(row.deal, col, [(0, round(p, 4))] + read,
                                              "blank? the reader is not sure this cell is empty"))
