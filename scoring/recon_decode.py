@@ -187,7 +187,9 @@ def _side_options(base, s_cell: CellModel, c_cell: CellModel, deal: int, side: s
     cut = out[0][0] + WINDOW + COST_SCORE  # the rule check may still cost the cheapest ones
     kept = [o for o in out[:SIDE_OPTIONS] if o[0] <= cut]
     if not any(o[4] is None for o in kept):
-        # ... and the cheapest that leaves the running total unknown (see decode's beam)
+        # ... and the cheapest that leaves the running total unknown (cells that cannot be read):
+        # the one way past two neighbouring misread cells, not to be crowded out by variants of
+        # one misreading that each die on a later deal as a players' mistake
         kept += [o for o in out[SIDE_OPTIONS:] if o[4] is None and o[0] <= cut][:1]
     return kept
 
@@ -270,20 +272,9 @@ def _expand(beam: list[_Node], d: DealInput, checker: DealChecker, last: bool,
     worst_kept: list[float] = []  # max-heap (negated) of the BEAM best costs so far
     per_totals: dict[tuple, int] = {}
     floor = math.inf
-    unknown_kept = False
     for cost, _ia, _ib, node, a, b in combos:
-        if cost > floor + WINDOW:
+        if cost > floor + WINDOW or (len(worst_kept) >= BEAM and cost > -worst_kept[0]):
             break
-        if len(worst_kept) >= BEAM and cost > -worst_kept[0]:
-            # the beam is full; but the cheapest reading that leaves a running total unknown (cells
-            # that cannot be read) is kept beyond it: it is the one way to pass a stretch where
-            # neighbouring cells are all misread, and variants of one misreading (each dying on a
-            # later deal as a players' mistake) must not crowd it out
-            if unknown_kept:
-                break
-            if a[4] is not None and b[4] is not None:
-                continue
-            unknown_kept = True
         mistakes = tuple(m for m in (a[5], b[5]) if m is not None)
         pad = node.pad
         s_ns, s_ew = a[1], b[1]
