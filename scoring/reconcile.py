@@ -293,18 +293,20 @@ def _shown(hyps: list[Hypothesis], flagged: set[tuple]) -> Hypothesis | None:
     return hyps[0]
 
 
-def _rows(rows, empty, hyps, review, best) -> list[ReconciledRow]:
+def _rows(rows, empty, hyps, review, shown) -> list[ReconciledRow]:
+    """The rows as ``shown`` reads them (confidences are posteriors over all of ``hyps``), and
+    the review items their cells call for."""
     out = []
     for i, row in enumerate(rows):
         values: dict[str, object] = {"dealer": None}
         conf: dict[str, float] = {}
         for col in NUMBER_COLUMNS:
             cell = row.cells.get(col)
-            if empty[i] or best is None:  # an empty row is a missing deal (flagged), not zeros
+            if empty[i] or shown is None:  # an empty row is a missing deal (flagged), not zeros
                 values[col], conf[col] = None, 0.0
                 continue
-            value, source = best.cells[i][col][:2]
-            implied = best.cells[i][col][2] if len(best.cells[i][col]) > 2 else None
+            value, source = shown.cells[i][col][:2]
+            implied = shown.cells[i][col][2] if len(shown.cells[i][col]) > 2 else None
             post = _posteriors(hyps, i, col)
             p = dict(post).get(value, 0.0)
             read = [(v, round(p_, 4)) for v, p_ in (cell.candidates if cell else [])]
