@@ -312,7 +312,8 @@ def ctc_string_probs(log_probs: list[np.ndarray], strings: list[list[str]]) -> l
     emit = frames[owner[:, None, None], np.arange(n_t)[None, :, None], ext[:, None, :]]  # (N, T, S)
     alpha = np.zeros((len(items), n_s))
     alpha[:, 0] = emit[:, 0, 0]
-    alpha[:, 1] = emit[:, 0, 1] * (length > 1)
+    if n_s > 1:  # (a batch of nothing but empty strings has the blank state alone)
+        alpha[:, 1] = emit[:, 0, 1] * (length > 1)
     for t in range(1, n_t):
         a = alpha.copy()
         a[:, 1:] += alpha[:, :-1]

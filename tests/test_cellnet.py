@@ -130,6 +130,10 @@ def test_string_probabilities_match_the_beam():
             assert p == pytest.approx(beam[s], rel=1e-9), s
     # a string that no alignment can produce in 3 frames: four symbols need four
     assert ctc_string_probs(log_probs[:1], [["0120"]])[0][0] == 0.0
+    # a batch of nothing but the empty string (a lone speck read as blank): all-blank frames
+    blank = float(np.exp(log_probs[0][:, 0].sum()))
+    assert ctc_string_probs(log_probs[:1], [[""]])[0][0] == pytest.approx(blank, rel=1e-9)
+    assert ctc_string_probs(log_probs[:1], [["", "0"]])[0][0] == pytest.approx(blank, rel=1e-9)
 
 
 class _Frames:
