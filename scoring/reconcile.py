@@ -315,15 +315,13 @@ def _rows(rows, empty, hyps, review, shown) -> list[ReconciledRow]:
             elif source == "none" or value is None:
                 values[col], conf[col] = None, 0.0
                 hint = [(implied, 1.0)] if implied is not None else []
-                maybe = [v for v, _ in read if v is not None and v != implied]
                 review.append(ReviewItem(row.deal, col, hint + [(v, q) for v, q in read if v is not None],
-                                         "could not be read" + (f" (maybe {maybe[0]})" if maybe else "")
+                                         "could not be read" + _maybe(read, implied)
                                          + (f"; the arithmetic gives {implied}" if hint else "")))
             elif source == "inferred":
                 values[col], conf[col] = value, p
-                maybe = [v for v, _ in read if v is not None]
                 reason = (f"read as {cell.best}, but the arithmetic gives {value}" if cell.best is not None
-                          else f"hard to read{f' (maybe {maybe[0]})' if maybe else ''}; the arithmetic gives {value}")
+                          else f"hard to read{_maybe(read, value)}; the arithmetic gives {value}")
                 review.append(ReviewItem(row.deal, col, [(value, round(p, 4))] + read, reason))
             else:
                 values[col], conf[col] = value, p
@@ -345,6 +343,12 @@ def _rows(rows, empty, hyps, review, shown) -> list[ReconciledRow]:
                     review.append(ReviewItem(row.deal, col, post[:3], "unsure reading"))
         out.append(ReconciledRow(row.deal, values, conf))
     return out
+
+
+def _maybe(read: list, but: object) -> str:
+    """" (maybe X)" for the reader's likeliest proposed value other than ``but``, or nothing."""
+    maybe = [v for v, _ in read if v is not None and v != but]
+    return f" (maybe {maybe[0]})" if maybe else ""
 
 
 def _best_read(cell: CellReading) -> str:
@@ -500,9 +504,14 @@ def _dealer_flags(rows, empty, out_rows, flags, review) -> None:
                           deal=rows[i].deal, column="dealer", written=m.written, expected=m.expected))
 
 
+def _many_empty(empty: list[bool]) -> bool:
+    """More empty rows between written ones than players skip: writing the reader did not see."""
+    return sum(empty) > MAX_EMPTY_ROWS
+
+
 def _missing_flags(rows, deals, empty, flags, review) -> None:
     n_empty = sum(empty)
-    many = n_empty > MAX_EMPTY_ROWS
+    many = _many_empty(empty)
     for i, row in enumerate(rows):
         if empty[i] and many:
             review.append(ReviewItem(row.deal, "ns", [],
@@ -545,13 +554,14 @@ def _totals(best: Hypothesis | None, out_rows, empty: list[bool]) -> tuple[dict,
     final = {"ns": None, "ew": None}
     if best is not None:
         final = dict(best.bases)
-        for side in ("ns", "ew"):
-            scores = [c[side][0] if c[side][0] is not None else (c[side][2] if len(c[side]) > 2 else None)
-                      for c in best.cells if c]
-            if scores and None not in scores and all(best.cells):
-                final[side] = sum(scores)
-        if sum(empty) > MAX_EMPTY_ROWS:  # rows the reader did not see (_missing_flags): totals unknown
+        if _many_empty(empty):  # rows the reader did not see (_missing_flags): totals unknown
             final = {"ns": None, "ew": None}
+        elif not any(empty):  # an empty row's score is in the later cumulatives only
+            for side in ("ns", "ew"):
+                scores = [c[side][0] if c[side][0] is not None else (c[side][2] if len(c[side]) > 2 else None)
+                          for c in best.cells]
+                if scores and None not in scores:
+                    final[side] = sum(scores)
     written = {"ns": None, "ew": None}
     filled = [r for r in out_rows if any(r.values.get(c) for c in NUMBER_COLUMNS)]
     for side in ("ns", "ew"):
