@@ -38,7 +38,8 @@ from ocr.read import read_table
 from samples.generate import generate_sheet
 from scoring.reconcile import reconcile
 
-WORK = Path(__file__).resolve().parent / "_work"
+ROOT = Path(__file__).resolve().parent.parent
+WORK = ROOT / "bench" / "_work"
 DEFAULTS = {"slope": ocr.read.NONE_SLOPE, "sheet": ocr.read.NONE_SHEET,  # the committed settings
             "cap": ocr.read.NONE_SHEET_CAP, "temp": scoring.reconcile.SHEET_TEMP,
             "flag": scoring.reconcile.FLAG_AT, "copy": scoring.reconcile.COPY_FLAG_AT}
@@ -83,8 +84,10 @@ def configure(spec: str) -> tuple[tuple, CellReader]:
 
 def readings(seed: int, count: int, sheets, key: tuple, reader: CellReader) -> list:
     """Each sheet's reading under ``key``'s settings, kept in bench/_work (by the networks' digests
-    and the "none" settings) so that reconciliation-only configurations take seconds, not minutes."""
-    tag = hashlib.sha256(repr((reader.version,) + key[1:]).encode()).hexdigest()[:12]
+    and the "none" settings, and the reading code itself: ocr/cellnet.py, ocr/read.py) so that
+    reconciliation-only configurations take seconds, not minutes."""
+    code = b"".join((ROOT / "ocr" / name).read_bytes() for name in ("cellnet.py", "read.py"))
+    tag = hashlib.sha256(repr((reader.version,) + key[1:]).encode() + code).hexdigest()[:12]
     path = WORK / f"readings-{seed}-{count}-{tag}.pkl"
     if path.exists():
         with path.open("rb") as fh:
