@@ -11,6 +11,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import cv2
 import numpy as np
 
 from ocr.data import InputError, Page, Table
@@ -32,14 +33,19 @@ class PageOutcome:
 
 
 def is_blank(page: Page, ink_fraction: float = 0.0005) -> bool:
-    """True when a page carries (almost) no ink: e.g. the blank back of a scanned sheet."""
+    """True when a page carries (almost) no ink: e.g. the blank back of a scanned sheet.
+
+    Ink is a pixel more than 60 grey levels darker than the paper (the 90th percentile of grey),
+    counted on a coarse look at the page through a histogram of its grey levels (a float copy of
+    the page and a percentile cost 24 ms per sheet, this 8 ms)."""
     image = page.image
     step = max(1, max(image.shape[:2]) // 800)  # a coarse look is enough
-    small = np.asarray(image[::step, ::step], dtype=np.float32)  # subsample first: a full-page
-    if small.ndim == 3:  # mean over colour cost 0.18 s per sheet
-        small = small.mean(axis=2)
-    paper = float(np.percentile(small, 90))
-    return float(np.mean(small < paper - 60)) < ink_fraction
+    small = image[::step, ::step]
+    if small.ndim == 3:
+        small = cv2.cvtColor(np.ascontiguousarray(small), cv2.COLOR_BGR2GRAY)
+    hist = np.bincount(small.ravel(), minlength=256)
+    paper = int(np.searchsorted(np.cumsum(hist), 0.9 * small.size))  # grey level of the 90th percentile
+    return float(hist[: max(0, paper - 60)].sum()) < ink_fraction * small.size
 
 
 def read_file(path: str | Path, data: bytes | None = None, name: str | None = None) -> Iterator[PageOutcome]:

@@ -34,3 +34,17 @@ def test_blank_png_gets_a_clear_error(tmp_path):
 def test_filled_sheets_are_not_blank(scan):
     image, _ = render_sheet(7100 + len(scan), scan=scan)
     assert not is_blank(Page(source="x", index=0, image=image))
+
+
+@pytest.mark.parametrize("colour", [False, True])
+def test_blank_is_a_share_of_ink_on_the_paper(colour):
+    def page(ink_rows: int) -> Page:
+        image = np.full((1600, 1200), 235, np.uint8)  # greyish paper: ink is judged against it
+        image[100:100 + ink_rows, 200:600] = 120  # 60+ grey levels darker than the paper
+        if colour:
+            image = cv2.cvtColor(image, cv2.COLOR_GRAY2BGR)
+        return Page(source="x", index=0, image=image)
+
+    assert is_blank(page(0))
+    assert is_blank(page(1))  # 0.02-0.04 % of the page: a hair, a fold
+    assert not is_blank(page(4))  # 0.08 %: a short line of writing
