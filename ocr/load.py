@@ -93,11 +93,13 @@ def _decode_image(data: bytes, source: str) -> list[Page]:
             for i in range(n_frames):
                 im.seek(i)
                 _check_size(im.size, source)
-                im.load()
-                frame = _upright(im)
-                bgr = _to_bgr(frame)
-                if frame is not im:
-                    frame.close()
+                bgr = _fast_decode(data, im) if n_frames == 1 else None
+                if bgr is None:
+                    im.load()
+                    frame = _upright(im)
+                    bgr = _to_bgr(frame)
+                    if frame is not im:
+                        frame.close()
                 dpi = im.info.get("dpi")
                 meta = {"format": fmt, "size": (bgr.shape[1], bgr.shape[0]), "frames": n_frames}
                 if dpi:
@@ -120,6 +122,22 @@ def _decode_image(data: bytes, source: str) -> list[Page]:
             raise InputError(f"{source}: image file is truncated or damaged") from None
         raise InputError(f"{source}: damaged or unreadable image ({msg or type(exc).__name__})") from None
 
+
+
+def _fast_decode(data: bytes, im: Image.Image) -> np.ndarray | None:
+    """A plain JPEG page (RGB or grey, not turned by EXIF) decoded by OpenCV straight to BGR, or
+    None: anything else, or anything OpenCV cannot decode whole, goes through Pillow (which gives
+    the error for a damaged file).  On the bench sheets' phone photos Pillow's decode plus the
+    copy out of Pillow cost 72 ms a page, this 23 ms, the pixels the same.  (PNG stays with
+    Pillow: its zlib is faster than OpenCV's here, 145 vs 195 ms.)"""
+    if im.format != "JPEG" or im.mode not in ("RGB", "L"):
+        return None
+    if im.getexif().get(EXIF_ORIENTATION, 1) not in (0, 1):
+        return None
+    bgr = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR | cv2.IMREAD_IGNORE_ORIENTATION)
+    if bgr is None or bgr.shape[:2] != (im.size[1], im.size[0]):
+        return None
+    return bgr
 
 
 def _check_size(size: tuple[int, int], source: str) -> None:

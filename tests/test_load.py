@@ -43,6 +43,19 @@ def test_formats_load_as_bgr(fmt):
     assert pages[0].meta["format"] in (fmt, "MPO")
 
 
+@pytest.mark.parametrize("mode", ["RGB", "L"])
+def test_jpeg_decoded_by_opencv_has_pillows_pixels_and_dpi(mode):
+    rng = np.random.default_rng(3)
+    arr = rng.integers(0, 256, (300, 200, 3), dtype=np.uint8)
+    im = Image.fromarray(arr, "RGB").convert(mode)
+    data = _encode(im, "JPEG", dpi=(150, 150), quality=80)
+    (page,) = _load(data, "photo.jpg")  # OpenCV's decode (a plain JPEG)
+    decoded = np.asarray(Image.open(io.BytesIO(data)).convert("RGB"))[:, :, ::-1]  # Pillow's, as BGR
+    assert page.image.shape == (300, 200, 3) and page.image.flags["C_CONTIGUOUS"]
+    assert int(np.abs(page.image.astype(int) - decoded).max()) <= 1
+    assert page.meta["dpi"] == pytest.approx(150) and page.meta["format"] == "JPEG"
+
+
 def test_greyscale_16bit_and_alpha_load():
     grey16 = Image.fromarray((np.arange(400 * 300).reshape(300, 400) % 65535).astype(np.uint16))
     assert _load(_encode(grey16, "PNG"))[0].image.shape == (300, 400, 3)
