@@ -56,6 +56,19 @@ def test_jpeg_decoded_by_opencv_has_pillows_pixels_and_dpi(mode):
     assert page.meta["dpi"] == pytest.approx(150) and page.meta["format"] == "JPEG"
 
 
+def test_colour_png_decoded_by_opencv_has_pillows_pixels():
+    arr = np.random.default_rng(4).integers(0, 256, (300, 200, 3), dtype=np.uint8)
+    (page,) = _load(_encode(Image.fromarray(arr, "RGB"), "PNG", dpi=(300, 300)), "scan.png")
+    assert np.array_equal(page.image, arr[:, :, ::-1]) and page.meta["dpi"] == pytest.approx(300, abs=0.01)
+
+
+def test_png_with_an_exif_turn_is_still_turned():
+    exif = Image.Exif()
+    exif[0x0112] = 6  # "rotate 90 CW to display": Pillow's way, not the fast one
+    (page,) = _load(_encode(_sheet_like(), "PNG", exif=exif.tobytes()), "phone.png")
+    assert page.image.shape == (400, 600, 3)
+
+
 def test_greyscale_16bit_and_alpha_load():
     grey16 = Image.fromarray((np.arange(400 * 300).reshape(300, 400) % 65535).astype(np.uint16))
     assert _load(_encode(grey16, "PNG"))[0].image.shape == (300, 400, 3)
