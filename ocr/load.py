@@ -123,7 +123,6 @@ def _decode_image(data: bytes, source: str) -> list[Page]:
         raise InputError(f"{source}: damaged or unreadable image ({msg or type(exc).__name__})") from None
 
 
-
 PNG_END = b"IEND\xaeB`\x82"  # the last chunk of every complete PNG file
 
 
