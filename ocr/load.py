@@ -137,7 +137,7 @@ def _fast_decode(data: bytes, im: Image.Image) -> np.ndarray | None:
     getexif() would decode a PNG whole to look for an EXIF chunk after the pixels, so a PNG's
     chunks are looked for in its bytes instead.)"""
     if im.format == "JPEG":
-        if im.mode not in ("RGB", "L") or im.getexif().get(EXIF_ORIENTATION, 1) not in (0, 1):
+        if im.mode not in ("RGB", "L") or _exif_turned(im):
             return None
     elif im.format == "PNG":
         tile = im.tile[0] if len(im.tile) == 1 else None
@@ -163,9 +163,14 @@ def _check_size(size: tuple[int, int], source: str) -> None:
         raise InputError(f"{source}: image too small ({w}x{h} pixels) to hold a score sheet")
 
 
+def _exif_turned(im: Image.Image) -> bool:
+    """Whether ``im``'s EXIF orientation tag says to turn or mirror it for display."""
+    return im.getexif().get(EXIF_ORIENTATION, 1) not in (0, 1)
+
+
 def _upright(im: Image.Image) -> Image.Image:
     """``im`` turned as its EXIF orientation tag says (a copy only when it has to turn)."""
-    if im.getexif().get(EXIF_ORIENTATION, 1) in (0, 1):
+    if not _exif_turned(im):
         return im
     return ImageOps.exif_transpose(im)
 
