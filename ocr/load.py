@@ -131,9 +131,9 @@ def _fast_decode(data: bytes, im: Image.Image) -> np.ndarray | None:
     OpenCV cannot decode whole, goes through Pillow (which gives the error for a damaged file).
 
     Plain: a JPEG in RGB or grey not turned by EXIF, or an 8-bit RGB PNG without transparency or
-    EXIF.  Pillow's decode plus the copy out of Pillow and the colour swap cost a bench photo
-    (JPEG) 72 ms, OpenCV 23 ms; a colour PNG scan 180-320 ms, OpenCV 150-230 ms; the pixels are
-    the same.  A grey PNG (a fax) decodes as fast either way and stays with Pillow.  (Pillow's
+    EXIF.  Pillow's decode plus the copy out of Pillow and the colour swap cost more, the pixels
+    are the same (bench/bench_load.py: a bench photo 35 -> 21 ms, a colour PNG scan up to 270 ->
+    220 ms).  A grey PNG (a fax) decodes as fast either way and stays with Pillow.  (Pillow's
     getexif() would decode a PNG whole to look for an EXIF chunk after the pixels, so a PNG's
     chunks are looked for in its bytes instead.)"""
     if im.format == "JPEG":
