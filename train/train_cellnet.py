@@ -123,6 +123,27 @@ def export(net: Net, temp: float, path: Path) -> None:
     np.savez_compressed(path, **arrays)
 
 
+def load_exported(path: Path) -> Net:
+    """A Net holding an exported network's weights, to fine-tune (BatchNorm was folded into the
+    convolutions on export: each BatchNorm becomes the identity plus the folded bias and must stay
+    in eval mode while training)."""
+    z = np.load(path)
+    net = Net()
+    with torch.no_grad():
+        for i, (conv, bn) in enumerate(zip(net.convs, net.bns, strict=True)):
+            conv.weight.copy_(torch.from_numpy(z[f"conv{i}_w"]))
+            bn.weight.fill_(1.0)
+            bn.bias.copy_(torch.from_numpy(z[f"conv{i}_b"]))
+            bn.running_mean.zero_()
+            bn.running_var.fill_(1.0 - bn.eps)
+        for i, conv in enumerate(net.head):
+            conv.weight.copy_(torch.from_numpy(z[f"head{i}_w"][:, :, 0, :]))
+            conv.bias.copy_(torch.from_numpy(z[f"head{i}_b"]))
+        net.out.weight.copy_(torch.from_numpy(z["out_w"]))
+        net.out.bias.copy_(torch.from_numpy(z["out_b"]))
+    return net
+
+
 def val_logits(net: Net, x: np.ndarray) -> torch.Tensor:
     net.eval()
     with torch.no_grad():
@@ -152,6 +173,14 @@ def best_path_accuracy(logits: torch.Tensor, labels: np.ndarray) -> float:
     return ok / len(labels)
 
 
+def report(what: str, logits: torch.Tensor, labels: np.ndarray, hands: np.ndarray, tail: str = "") -> None:
+    """Validation exact (best path) and NLL, and exact per hand."""
+    acc, nll = best_path_accuracy(logits, labels), nll_at(logits, labels, 1.0)
+    per = ", ".join(f"{h} {best_path_accuracy(logits[torch.from_numpy(hands == h)], labels[hands == h]):.4f}"
+                    for h in sorted(set(hands.tolist())))
+    print(f"{what}: validation exact {acc:.4f} ({per}), nll {nll:.4f}{tail}", flush=True)
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--data", default=str(ROOT / "train" / "_data" / "cells.npz"))
@@ -161,6 +190,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--lr", type=float, default=3e-3)
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--limit", type=int, default=0, help="use only this many training cells (quick runs)")
+    ap.add_argument("--init", default=None,
+                    help="fine-tune this exported network (its BatchNorm frozen) instead of starting afresh")
+    ap.add_argument("--mnist-weight", type=float, default=1.0,
+                    help="draw training cells written in the MNIST hand (real handwriting) this many times as often")
     ap.add_argument("--seed", type=int, default=0,
                     help="initialisation, augmentation and batch order (the committed pair: 2, then 1)")
     args = ap.parse_args(argv)
@@ -172,15 +205,23 @@ def main(argv: list[str] | None = None) -> int:
     images, labels, seeds = z["images"], z["labels"], z["seeds"]
     assert images.shape[1:] == (HEIGHT, WIDTH), images.shape
     inked = images.reshape(len(images), -1).max(axis=1) > 0  # all-zero inputs never reach the net
+    hands = np.array([k.split("|")[1] for k in z["kinds"][inked]])  # kinds: "column|hand|scan"
     images, labels, seeds = images[inked], labels[inked], seeds[inked]
     val = seeds % 10 == 0
-    xtr, ytr = images[~val], labels[~val]
-    xva, yva = images[val], labels[val]
+    xtr, ytr, htr = images[~val], labels[~val], hands[~val]
+    xva, yva, hva = images[val], labels[val], hands[val]
     if args.limit:
-        xtr, ytr = xtr[: args.limit], ytr[: args.limit]
+        xtr, ytr, htr = xtr[: args.limit], ytr[: args.limit], htr[: args.limit]
+    # an epoch draws len(xtr) cells, MNIST-hand cells --mnist-weight times as likely as others
+    weights = None
+    if args.mnist_weight != 1.0:
+        weights = np.where(htr == "mnist", args.mnist_weight, 1.0)
+        weights /= weights.sum()
     print(f"train {len(xtr)} cells, validation {len(xva)} cells", flush=True)
 
-    net = Net()
+    net = load_exported(Path(args.init)) if args.init else Net()
+    if args.init:
+        report(f"start ({args.init})", val_logits(net, xva), yva, hva)
     opt = torch.optim.AdamW(net.parameters(), lr=args.lr, weight_decay=1e-4)
     steps = args.epochs * (len(xtr) // args.batch)
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=args.lr, total_steps=steps, pct_start=0.15)
@@ -189,7 +230,10 @@ def main(argv: list[str] | None = None) -> int:
     step = 0
     for epoch in range(args.epochs):
         net.train()
-        order = rng.permutation(len(xtr))
+        if args.init:
+            for bn in net.bns:
+                bn.eval()
+        order = rng.permutation(len(xtr)) if weights is None else rng.choice(len(xtr), len(xtr), p=weights)
         run = 0.0
         for k in range(len(xtr) // args.batch):
             idx = order[k * args.batch:(k + 1) * args.batch]
@@ -205,9 +249,7 @@ def main(argv: list[str] | None = None) -> int:
             run = 0.98 * run + 0.02 * loss.item() if k else loss.item()
             if k % 100 == 0:
                 print(f"epoch {epoch} step {k} loss {run:.4f} {time.time() - t0:.0f}s", flush=True)
-        lv = val_logits(net, xva)
-        acc, nll = best_path_accuracy(lv, yva), nll_at(lv, yva, 1.0)
-        print(f"epoch {epoch}: validation exact {acc:.4f}, nll {nll:.4f}, {time.time() - t0:.0f}s", flush=True)
+        report(f"epoch {epoch}", val_logits(net, xva), yva, hva, f", {time.time() - t0:.0f}s")
 
     # temperature: minimise the validation NLL of the true strings
     lv = val_logits(net, xva)
