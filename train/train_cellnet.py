@@ -124,23 +124,23 @@ def export(net: Net, temp: float, path: Path) -> None:
 
 
 def load_exported(path: Path) -> Net:
-    """A Net holding an exported network's weights, to fine-tune (BatchNorm was folded into the
-    convolutions on export: each BatchNorm becomes the identity plus the folded bias and must stay
-    in eval mode while training)."""
-    z = np.load(path)
+    """A Net holding an exported network's weights (read by the reader's own CellNet.load), to
+    fine-tune.  BatchNorm was folded into the convolutions on export: each BatchNorm becomes the
+    identity plus the folded bias and must stay in eval mode while training."""
+    model = CellNet.load(path)
     net = Net()
     with torch.no_grad():
-        for i, (conv, bn) in enumerate(zip(net.convs, net.bns, strict=True)):
-            conv.weight.copy_(torch.from_numpy(z[f"conv{i}_w"]))
+        for (w, b, _, _), conv, bn in zip(model.convs, net.convs, net.bns, strict=True):
+            conv.weight.copy_(torch.from_numpy(w))
             bn.weight.fill_(1.0)
-            bn.bias.copy_(torch.from_numpy(z[f"conv{i}_b"]))
+            bn.bias.copy_(torch.from_numpy(b))
             bn.running_mean.zero_()
             bn.running_var.fill_(1.0 - bn.eps)
-        for i, conv in enumerate(net.head):
-            conv.weight.copy_(torch.from_numpy(z[f"head{i}_w"][:, :, 0, :]))
-            conv.bias.copy_(torch.from_numpy(z[f"head{i}_b"]))
-        net.out.weight.copy_(torch.from_numpy(z["out_w"]))
-        net.out.bias.copy_(torch.from_numpy(z["out_b"]))
+        for (w, b), conv in zip(model.head, net.head, strict=True):
+            conv.weight.copy_(torch.from_numpy(w[:, :, 0, :]))
+            conv.bias.copy_(torch.from_numpy(b))
+        net.out.weight.copy_(torch.from_numpy(model.out[0]))
+        net.out.bias.copy_(torch.from_numpy(model.out[1]))
     return net
 
 
