@@ -34,8 +34,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--repeats", type=int, default=3)
     args = ap.parse_args(argv)
     cv2.setNumThreads(1)
-    files = [(name, data) for data, name in
-             ((d, t["source"]) for d, t in (cached_sheet(CACHE, s) for s in range(args.seed, args.seed + args.count)))]
+    files = [(truth["source"], data) for data, truth in
+             (cached_sheet(CACHE, s) for s in range(args.seed, args.seed + args.count))]
     files += [(p.name, p.read_bytes()) for p in sorted(SAMPLES.iterdir()) if not p.name.endswith(".json")]
     load_ms: dict[str, list[float]] = defaultdict(list)
     blank_ms: dict[str, list[float]] = defaultdict(list)
