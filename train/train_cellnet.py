@@ -183,7 +183,8 @@ def report(what: str, logits: torch.Tensor, labels: np.ndarray, hands: np.ndarra
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--data", default=str(ROOT / "train" / "_data" / "cells.npz"))
+    ap.add_argument("--data", action="append", default=None,
+                    help="cells from make_cells.py (repeat to train on several files; default train/_data/cells.npz)")
     ap.add_argument("--out", default=str(ROOT / "ocr" / "models" / "cellnet.npz"))
     ap.add_argument("--epochs", type=int, default=5)
     ap.add_argument("--batch", type=int, default=64)
@@ -201,11 +202,12 @@ def main(argv: list[str] | None = None) -> int:
     torch.set_num_threads(args.threads)
     g = torch.Generator().manual_seed(args.seed + 1)
 
-    z = np.load(args.data)
-    images, labels, seeds = z["images"], z["labels"], z["seeds"]
+    files = [np.load(p) for p in args.data or [ROOT / "train" / "_data" / "cells.npz"]]
+    images, labels, seeds, kinds = (np.concatenate([z[k] for z in files]) for k in ("images", "labels", "seeds", "kinds"))
     assert images.shape[1:] == (HEIGHT, WIDTH), images.shape
+    assert len(set(seeds.tolist())) == sum(len(set(z["seeds"].tolist())) for z in files), "files share sheets"
     inked = images.reshape(len(images), -1).max(axis=1) > 0  # all-zero inputs never reach the net
-    hands = np.array([k.split("|")[1] for k in z["kinds"][inked]])  # kinds: "column|hand|scan"
+    hands = np.array([k.split("|")[1] for k in kinds[inked]])  # kinds: "column|hand|scan"
     images, labels, seeds = images[inked], labels[inked], seeds[inked]
     val = seeds % 10 == 0
     xtr, ytr, htr = images[~val], labels[~val], hands[~val]
