@@ -12,7 +12,9 @@ This is how the ensemble and the "none of these" changes of round 4 were compare
 A configuration is comma-separated key=value: nets (model files in ocr/models, joined by '+'),
 slope (ocr.read.NONE_SLOPE), sheet (ocr.read.NONE_SHEET), cap (ocr.read.NONE_SHEET_CAP), temp, flag and copy (scoring.reconcile.SHEET_TEMP, FLAG_AT,
 COPY_FLAG_AT; configurations differing only in these share one reading of the cells); "current" is
-the committed settings.
+the committed settings.  Beside reconciliation's figures each configuration's reader alone is
+counted as bench_read.py counts it (written numbers read exactly; truth among the first three
+candidates, "none of these" included), so a network can be judged on cached tables in minutes.
 """
 
 from __future__ import annotations
@@ -101,17 +103,25 @@ def readings(seed: int, count: int, sheets, key: tuple, reader: CellReader) -> l
 def measure(sheets, readings: list, details: bool = False) -> dict[str, float]:
     numbers = right = planted = caught = clean = clean_flagged = exact = read = review = 0
     nll = written = 0.0
+    number_cells = in_top3 = written_right = 0  # the reader alone, as bench_read.py counts them
     for (seed, truth, table), reading in zip(sheets, readings, strict=True):
         if table is None:
             continue
         cells = reading_cells(reading)
-        for c in truth["cells"]:  # how probable the reader found the truth of each written number
+        for c in truth["cells"]:
+            if c["key"] not in NUMBER_KEYS:
+                continue
             cell = cells.get((c["row"], c["key"]))
-            if c["key"] in NUMBER_KEYS and c["text"].strip().isdigit() and cell is not None:
+            want = truth_value(c["key"], c["text"])
+            number_cells += 1
+            in_top3 += cell is not None and want in [v for v, _ in cell.candidates[:3]]
+            if c["text"].strip().isdigit() and cell is not None:
+                # how probable the reader found the truth of each written number
                 probs = dict(cell.candidates)
-                p = probs.get(truth_value(c["key"], c["text"]), probs.get(None, 0.0))
+                p = probs.get(want, probs.get(None, 0.0))
                 nll -= math.log(max(p, 1e-6))
                 written += 1
+                written_right += cell.best == want
         obj = reconcile(reading, explain=False).to_json()
         score = score_sheet(obj, truth)
         if details and (score.caught < score.planted or (score.mistake_free and score.flagged)):
@@ -127,7 +137,8 @@ def measure(sheets, readings: list, details: bool = False) -> dict[str, float]:
         clean_flagged += score.mistake_free and score.flagged
     return {"sheets": read, "numbers": right / max(numbers, 1), "caught": caught, "planted": planted,
             "clean_flagged": clean_flagged, "clean": clean, "exact": exact / max(read, 1),
-            "review": review / max(read, 1), "nll": nll / max(written, 1)}
+            "review": review / max(read, 1), "nll": nll / max(written, 1),
+            "read_written": written_right / max(written, 1), "top3": in_top3 / max(number_cells, 1)}
 
 
 def _explain(seed: int, truth: dict, obj: dict) -> None:
@@ -155,8 +166,9 @@ def main(argv: list[str]) -> int:
     cv2.setNumThreads(1)
     sheets = tables(args.seed, args.count)
     print(f"{len(sheets)} generated sheets, seeds {args.seed}..{args.seed + args.count - 1}\n")
-    print("| configuration | numbers right | planted flagged | mistake-free sheets flagged | sheets exact | review items per sheet | truth's NLL (written cells) |")
-    print("|---|---|---|---|---|---|---|")
+    print("| configuration | numbers right | planted flagged | mistake-free sheets flagged | sheets exact | review items per sheet"
+          " | truth's NLL (written cells) | reader alone: written numbers | truth in top 3 |")
+    print("|---|---|---|---|---|---|---|---|---|")
     cache: dict[tuple, list] = {}  # configurations that differ only in the flag thresholds share readings
     for spec in args.config or ["current"]:
         key, reader = configure(spec)
@@ -164,7 +176,8 @@ def main(argv: list[str]) -> int:
             cache[key] = readings(args.seed, args.count, sheets, key, reader)
         m = measure(sheets, cache[key], args.details)
         print(f"| {spec} | {100 * m['numbers']:.2f} % | {m['caught']}/{m['planted']} |"
-              f" {m['clean_flagged']}/{m['clean']} | {100 * m['exact']:.1f} % | {m['review']:.2f} | {m['nll']:.4f} |")
+              f" {m['clean_flagged']}/{m['clean']} | {100 * m['exact']:.1f} % | {m['review']:.2f} | {m['nll']:.4f} |"
+              f" {100 * m['read_written']:.2f} % | {100 * m['top3']:.2f} % |")
     return 0
 
 
