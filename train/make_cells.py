@@ -26,6 +26,7 @@ from __future__ import annotations
 import argparse
 import sys
 import time
+from functools import partial
 from multiprocessing import Pool
 from pathlib import Path
 
@@ -66,14 +67,13 @@ def _init(wheel: str | None) -> None:
     hands.mnist_digits = lambda: pool  # training sheets never see the held-out digits
 
 
-def one_sheet(job: tuple[int, str | None]) -> tuple[list[np.ndarray], list[str], list[str], str]:
+def one_sheet(seed: int, hand: str | None = None) -> tuple[list[np.ndarray], list[str], list[str], str]:
     from ocr.data import InputError
     from ocr.load import load_pages
     from ocr.page import straighten
     from ocr.table import find_table
     from samples.generate import generate_sheet
 
-    seed, hand = job
     data, truth = generate_sheet(seed, hand=hand)
     name = f"train-{seed}.{truth['format']}"
     want = {(c["row"], c["key"]): c for c in truth["cells"] if c["key"] in KEYS}
@@ -108,9 +108,8 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     t0 = time.time()
     images, labels, kinds, seeds = [], [], [], []
-    jobs = [(s, args.hand) for s in range(args.first, args.first + args.count)]
     with Pool(args.jobs, initializer=_init, initargs=(args.mnist_wheel,)) as pool:
-        for k, (im, lab, kd, err) in enumerate(pool.imap(one_sheet, jobs, chunksize=4)):
+        for k, (im, lab, kd, err) in enumerate(pool.imap(partial(one_sheet, hand=args.hand), range(args.first, args.first + args.count), chunksize=4)):
             if err:
                 print(err, file=sys.stderr)
             images += im

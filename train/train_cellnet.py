@@ -229,7 +229,6 @@ def main(argv: list[str] | None = None) -> int:
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=args.lr, total_steps=steps, pct_start=0.15)
     rng = np.random.default_rng(args.seed)
     t0 = time.time()
-    step = 0
     for epoch in range(args.epochs):
         net.train()
         if args.init:
@@ -247,14 +246,14 @@ def main(argv: list[str] | None = None) -> int:
             nn.utils.clip_grad_norm_(net.parameters(), 5.0)
             opt.step()
             sched.step()
-            step += 1
             run = 0.98 * run + 0.02 * loss.item() if k else loss.item()
             if k % 100 == 0:
                 print(f"epoch {epoch} step {k} loss {run:.4f} {time.time() - t0:.0f}s", flush=True)
-        report(f"epoch {epoch}", val_logits(net, xva), yva, hva, f", {time.time() - t0:.0f}s")
+        lv = val_logits(net, xva)
+        report(f"epoch {epoch}", lv, yva, hva, f", {time.time() - t0:.0f}s")
 
-    # temperature: minimise the validation NLL of the true strings
-    lv = val_logits(net, xva)
+    # temperature: minimise the validation NLL of the true strings (the last epoch's logits;
+    # OneCycleLR needs at least one epoch)
     best = min((nll_at(lv, yva, float(t)), float(t)) for t in np.arange(0.6, 2.61, 0.05))
     temp = best[1]
     print(f"temperature {temp:.2f} (validation nll {best[0]:.4f})", flush=True)
