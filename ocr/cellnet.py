@@ -18,6 +18,7 @@ import os
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import cv2
 import numpy as np
@@ -26,6 +27,11 @@ ALPHABET = "0123456789-NESW"  # CTC blank is class 0; ALPHABET[i] is class i + 1
 HEIGHT = 32
 WIDTH = 128
 MODEL_PATH = Path(__file__).resolve().parent / "models" / "cellnet.npz"
+DIGITS_PATH = MODEL_PATH.with_name("digitnet.npz")  # the digit network (ocr/digitnet.py), when there is one ...
+DIGITS_UNSURE = 0.98  # ... asked about a number cell when the first network's best string is less sure than this
+
+if TYPE_CHECKING:
+    from ocr.digitnet import DigitNet
 
 
 def prepare(grey: np.ndarray) -> np.ndarray:
@@ -36,15 +42,33 @@ def prepare(grey: np.ndarray) -> np.ndarray:
     cut), with a margin; the cut is scaled to HEIGHT rows, squeezed if wider than WIDTH,
     and placed at the left.  A cell without writing gives an all-zero input.
     """
+    return prepare_cut(grey)[0]
+
+
+@dataclass(frozen=True)
+class Cut:
+    """Where a prepared input came from in its cell image: input column u is cell column
+    x0 + u / xscale; the writing's rows are y0 to y1 (end excluded); ``ink`` is the cell's ink
+    (0 paper .. 1 full ink) as the input was made from it."""
+
+    x0: int
+    xscale: float
+    y0: int
+    y1: int
+    ink: np.ndarray
+
+
+def prepare_cut(grey: np.ndarray) -> tuple[np.ndarray, Cut | None]:
+    """:func:`prepare`'s input and where it came from (None for an all-zero input)."""
     g = np.asarray(grey)
     out = np.zeros((HEIGHT, WIDTH), np.float32)
     if g.ndim != 2 or g.shape[0] < 4 or g.shape[1] < 4:
-        return out
+        return out, None
     h, w = g.shape
     ink = (255.0 - g.astype(np.float32)) / 255.0
     top = float(ink.max())
     if top < 0.2:
-        return out
+        return out, None
     ink /= max(top, 0.35)
     np.clip(ink, 0, 1, out=ink)
     mask = (ink > 0.35).astype(np.uint8)
@@ -52,7 +76,7 @@ def prepare(grey: np.ndarray) -> np.ndarray:
     min_area = max(4.0, 0.008 * h * h)
     keep = [i for i in range(1, n) if stats[i, cv2.CC_STAT_AREA] >= min_area or stats[i, cv2.CC_STAT_HEIGHT] >= 0.3 * h]
     if not keep:
-        return out
+        return out, None
     x0 = min(int(stats[i, cv2.CC_STAT_LEFT]) for i in keep)
     x1 = max(int(stats[i, cv2.CC_STAT_LEFT] + stats[i, cv2.CC_STAT_WIDTH]) for i in keep)
     margin = int(round(0.12 * h))
@@ -63,7 +87,9 @@ def prepare(grey: np.ndarray) -> np.ndarray:
     nw = max(1, min(WIDTH, nw))
     interp = cv2.INTER_AREA if scale < 1 else cv2.INTER_LINEAR
     out[:, :nw] = cv2.resize(crop, (nw, HEIGHT), interpolation=interp)
-    return out
+    y0 = min(int(stats[i, cv2.CC_STAT_TOP]) for i in keep)
+    y1 = max(int(stats[i, cv2.CC_STAT_TOP] + stats[i, cv2.CC_STAT_HEIGHT]) for i in keep)
+    return out, Cut(x0, nw / max(1, crop.shape[1]), y0, y1, ink)
 
 
 def _conv2d(x: np.ndarray, w: np.ndarray, b: np.ndarray, relu: bool = True) -> np.ndarray:
@@ -227,7 +253,8 @@ def _default_paths() -> list[Path]:
 def reader_version() -> str:
     """What default_net() would read with, without loading it: its networks' digests joined by '+'
     (the same string as ``default_net().version``)."""
-    return "+".join(_digest(p.read_bytes()) for p in _default_paths())
+    digests = [_digest(p.read_bytes()) for p in _default_paths()]
+    return "+".join(digests + ([f"d{_digest(DIGITS_PATH.read_bytes())}"] if DIGITS_PATH.exists() else []))
 
 
 @lru_cache(maxsize=1)
@@ -235,7 +262,10 @@ def default_net() -> CellReader:
     """The committed networks, loaded once per process (read-only afterwards).
     RUBBERSCAN_NETWORKS=1 reads with the first network alone: ~0.15 s per sheet faster, less
     accurate (bench/RESULTS-read.md)."""
-    return CellReader(tuple(CellNet.load(p) for p in _default_paths()))
+    from ocr.digitnet import DigitNet
+
+    return CellReader(tuple(CellNet.load(p) for p in _default_paths()),
+                      DigitNet.load(DIGITS_PATH) if DIGITS_PATH.exists() else None)
 
 
 @dataclass(frozen=True)
@@ -249,29 +279,46 @@ class CellReader:
     keeps a string that only one network believes at a share that reflects the disagreement."""
 
     nets: tuple[CellNet, ...]
+    digits: DigitNet | None = None  # a second opinion on each digit of a number (ocr/digitnet.py)
 
     @property
     def version(self) -> str:
-        """Which networks these are: their weights files' digests joined by '+' (kept with every
-        reading, so a stored result says which reader made it)."""
-        return "+".join(n.digest for n in self.nets)
+        """Which networks these are: their weights files' digests joined by '+', the digit
+        network's after 'd' (kept with every reading, so a stored result says which reader made it)."""
+        return "+".join([n.digest for n in self.nets] + ([f"d{self.digits.digest}"] if self.digits else []))
 
-    def nbest(self, inputs: np.ndarray, allowed: list[str | None], beam: int = 16) -> list[list[tuple[str, float]]]:
+    def nbest(self, inputs: np.ndarray, allowed: list[str | None], beam: int = 16,
+              cuts: list[Cut | None] | None = None) -> list[list[tuple[str, float]]]:
         """The most probable strings of each input with their (averaged) probabilities, best first.
 
         The first network's beam search proposes the strings, each other network adds its best
         path (the beam of every network costs more and found the same readings, 0.05 % apart on
-        the benchmark sheets); then every proposal is scored under every network."""
+        the benchmark sheets); then every proposal is scored under every network.  With the
+        inputs' cuts (:func:`prepare_cut`) and a digit network, number strings are also weighed by
+        the digit network's reading of each digit in the cell image itself (ocr/digitnet.py)."""
+        from ocr.digitnet import opinions as digit_opinions
+
         per_net = [net.read(inputs) for net in self.nets]
         proposals = [ctc_nbest(per_net[0][i], beam=beam, allowed=allowed[i]) for i in range(len(inputs))]
-        if len(self.nets) == 1:
-            return proposals
-        strings = [sorted({s for s, _ in proposals[i]} | {best_path(lps[i], allowed[i]) for lps in per_net[1:]})
+        # the digit network is asked about number cells the first network is not sure of
+        numbers = [i for i in range(len(inputs)) if (allowed[i] is None or any(ch.isdigit() for ch in allowed[i]))
+                   and proposals[i] and proposals[i][0][1] < DIGITS_UNSURE]
+        if self.digits is None or cuts is None or not numbers:
+            if len(self.nets) == 1:
+                return proposals
+            opinions = {}
+        else:
+            opinions = dict(zip(numbers, digit_opinions(self.digits, [cuts[i] for i in numbers], [per_net[0][i] for i in numbers],
+                                                         [proposals[i] for i in numbers]), strict=True))
+        strings = [sorted({s for s, _ in proposals[i]} | {best_path(lps[i], allowed[i]) for lps in per_net[1:]}
+                          | (set(opinions[i].variants) if i in opinions else set()))
                    for i in range(len(inputs))]
         scored = [ctc_string_probs(lps, strings) for lps in per_net]
         out = []
         for i, ss in enumerate(strings):
             mean = np.mean([sc[i] for sc in scored], axis=0)
+            if i in opinions:
+                mean = opinions[i].reweigh(ss, mean)
             out.append(sorted(zip(ss, mean.tolist(), strict=True), key=lambda kv: -kv[1])[:beam])
         return out
 

@@ -16,7 +16,7 @@ from difflib import SequenceMatcher
 
 import numpy as np
 
-from ocr.cellnet import HEIGHT, WIDTH, CellReader, default_net, prepare
+from ocr.cellnet import HEIGHT, WIDTH, CellReader, default_net, prepare_cut
 from ocr.data import DEAL_COLUMNS, Table
 from ocr.printed import read_fields
 from scoring.sheet import Candidate, CellReading, RowReading, SheetReading
@@ -55,8 +55,10 @@ def read_table(table: Table, net: CellReader | None = None) -> SheetReading:
     net = net or default_net()
     cells = [(ci, c) for ci, c in enumerate(table.cells) if c.key == "dealer" or c.key in DEAL_COLUMNS]
     inputs = np.zeros((len(cells), HEIGHT, WIDTH), np.float32)
+    cuts = []
     for k, (_, cell) in enumerate(cells):
-        inputs[k] = prepare(cell.image)
+        inputs[k], cut = prepare_cut(cell.image)
+        cuts.append(cut)
     inked = np.flatnonzero(inputs.reshape(len(cells), -1).max(axis=1) > 0) if cells else np.zeros(0, int)
     dealers = [k for k in inked if cells[k][1].key == "dealer"]
     numbers_in = [k for k in inked if cells[k][1].key != "dealer"]
@@ -64,7 +66,7 @@ def read_table(table: Table, net: CellReader | None = None) -> SheetReading:
     # dealer letters: the first network alone (it reads them at 99.8 %, the pair no better);
     # numbers: the whole ensemble
     for reader, symbols, part in ((CellReader(net.nets[:1]), LETTER_SYMBOLS, dealers), (net, NUMBER_SYMBOLS, numbers_in)):
-        found = reader.nbest(inputs[part], [symbols] * len(part), beam=BEAM) if part else []
+        found = reader.nbest(inputs[part], [symbols] * len(part), beam=BEAM, cuts=[cuts[k] for k in part]) if part else []
         strings.update({cells[k][0]: f for k, f in zip(part, found, strict=True)})
 
     numbers = [ci for ci, c in cells if c.key != "dealer"]

@@ -67,11 +67,50 @@ def build(npz: Path) -> onnx.ModelProto:
     return model
 
 
+def build_digits(npz: Path) -> onnx.ModelProto:
+    """The digit network (ocr/digitnet.py): 3x3 convolutions with ReLU and 2x2 max-pooling, then
+    the fully connected layers.  Input (B, 1, WIN, WIN); output the raw logits (B, 10)."""
+    z = np.load(npz)
+    nodes, inits = [], []
+    x = "input"
+    for i in range(int(z["n_convs"])):
+        w, b = z[f"conv{i}_w"], z[f"conv{i}_b"]
+        inits += [numpy_helper.from_array(w, f"conv{i}_w"), numpy_helper.from_array(b, f"conv{i}_b")]
+        nodes += [helper.make_node("Conv", [x, f"conv{i}_w", f"conv{i}_b"], [f"c{i}"], kernel_shape=[3, 3],
+                                   pads=[1, 1, 1, 1]),
+                  helper.make_node("Relu", [f"c{i}"], [f"r{i}"]),
+                  helper.make_node("MaxPool", [f"r{i}"], [f"p{i}"], kernel_shape=[2, 2], strides=[2, 2])]
+        x = f"p{i}"
+    nodes.append(helper.make_node("Flatten", [x], ["flat"], axis=1))
+    x = "flat"
+    n_fcs = int(z["n_fcs"])
+    for i in range(n_fcs):
+        inits += [numpy_helper.from_array(z[f"fc{i}_w"], f"fc{i}_w"), numpy_helper.from_array(z[f"fc{i}_b"], f"fc{i}_b")]
+        out = "logits" if i == n_fcs - 1 else f"f{i}"
+        nodes.append(helper.make_node("Gemm", [x, f"fc{i}_w", f"fc{i}_b"], [out], transB=1))
+        if i < n_fcs - 1:
+            nodes.append(helper.make_node("Relu", [out], [out + "r"]))
+            out += "r"
+        x = out
+    graph = helper.make_graph(
+        nodes, "digitnet",
+        [helper.make_tensor_value_info("input", TensorProto.FLOAT, ["batch", 1, "win", "win"])],
+        [helper.make_tensor_value_info("logits", TensorProto.FLOAT, ["batch", int(z[f"fc{n_fcs - 1}_w"].shape[0])])],
+        inits,
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)], producer_name="rubberscan")
+    model.ir_version = 8
+    onnx.checker.check_model(model)
+    return model
+
+
 def main(argv: list[str]) -> int:
     for arg in argv or ["ocr/models/cellnet.npz"]:
         npz = Path(arg)
         out = npz.with_suffix(".onnx")
-        onnx.save(build(npz), out)
+        with np.load(npz) as z:
+            digits = "n_fcs" in z.files
+        onnx.save(build_digits(npz) if digits else build(npz), out)
         print(f"wrote {out} ({out.stat().st_size // 1024} KiB)")
     return 0
 

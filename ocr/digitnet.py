@@ -1,0 +1,256 @@
+"""A second opinion on each digit: a small classifier of one digit at a time.
+
+The cell networks (ocr/cellnet.py) read a whole number at once.  This network looks at one
+digit: a window of the prepared cell input (ocr.cellnet.prepare: 32 px high) centred where a
+cell network's alignment of a candidate string puts that digit, shrunk to WIN x WIN.  It gives
+a distribution over 0-9 for each digit of a candidate, so a candidate string gets a second,
+independent score (the product over its digits), and the digit it finds likelier at a place
+proposes another string.  Trained by ``train/train_digitnet.py`` (torch, training venv only) on
+digits cut from the cell networks' training cells at their alignments; run here in NumPy.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from ocr.cellnet import ALPHABET, Cut, _conv2d, _pool
+
+MODEL_PATH = Path(__file__).resolve().parent / "models" / "digitnet.npz"
+FRAME = 4  # input columns per cell-network frame (its pooling: 2 x 2 x 1 x 1 x 1)
+WIN = 32  # the network's input: WIN x WIN ...
+SIDE = 1.3  # ... showing a square SIDE x as high as the cell's writing, around a digit
+
+
+def ctc_align(log_probs: np.ndarray, string: str) -> list[int]:
+    """For each character of ``string``, the frame where the most probable CTC alignment of the
+    string to ``log_probs`` (T, classes) emits it most strongly; -1 where it cannot be aligned
+    (more characters than frames).  Plain Python: T and the string are short."""
+    if not string or len(log_probs) == 0:
+        return [-1] * len(string)
+    ext = [0]
+    for ch in string:
+        ext += [ALPHABET.index(ch) + 1, 0]
+    n_s = len(ext)
+    lp = np.asarray(log_probs, np.float64)[:, ext].tolist()  # (T, states)
+    neg = float("-inf")
+    score = [neg] * n_s
+    score[0], score[1] = lp[0][0], lp[0][1]
+    back: list[list[int]] = [[0] * n_s]
+    for row in lp[1:]:
+        new, step = [neg] * n_s, [0] * n_s
+        for s in range(n_s):
+            best, k = score[s], 0
+            if s >= 1 and score[s - 1] > best:
+                best, k = score[s - 1], 1
+            if s >= 2 and ext[s] != 0 and ext[s] != ext[s - 2] and score[s - 2] > best:
+                best, k = score[s - 2], 2
+            new[s], step[s] = best + row[s], k
+        score = new
+        back.append(step)
+    s = n_s - 1 if score[n_s - 1] >= score[n_s - 2] else n_s - 2
+    if score[s] == neg:
+        return [-1] * len(string)
+    frames = [-1] * len(string)
+    for t in range(len(lp) - 1, -1, -1):
+        if s % 2 == 1:
+            k = s // 2
+            if frames[k] < 0 or lp[t][s] >= lp[frames[k]][s]:
+                frames[k] = t
+        s -= back[t][s]
+    return frames
+
+
+def centre(frame: int) -> int:
+    """The input column at the middle of a frame."""
+    return frame * FRAME + FRAME // 2
+
+
+def windows(cut: Cut, centres: list[int], size: int = WIN) -> np.ndarray:
+    """(len(centres), size, size) float32 windows of the cell's own ink (its scan resolution, not
+    the network input's 32 rows): square, SIDE x the writing's height, centred on the writing's
+    rows and on each centre (a column of the prepared input), scaled to WIN x WIN; ``size`` >
+    WIN gives that much more around it at the same scale (training cuts, shifted later)."""
+    hd = max(cut.y1 - cut.y0, 0.3 * cut.ink.shape[0], 4.0)
+    side = SIDE * hd * size / WIN
+    k = size / side
+    yc = (cut.y0 + cut.y1) / 2
+    out = np.empty((len(centres), size, size), np.float32)
+    for n, u in enumerate(centres):
+        xc = cut.x0 + u / cut.xscale
+        m = np.float32([[k, 0, size / 2 - k * xc], [0, k, size / 2 - k * yc]])
+        out[n] = cv2.warpAffine(cut.ink, m, (size, size), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT, borderValue=0)
+    return out
+
+
+@dataclass(frozen=True)
+class DigitNet:
+    """The exported digit classifier: 3x3 conv blocks (BatchNorm folded in) each followed by 2x2
+    max-pooling, then fully connected layers; a temperature fitted on validation digits.  Run by
+    OpenCV's dnn module from the same weights as an ONNX graph (train/export_onnx.py) when that
+    loads and agrees with the NumPy path on a probe input, else in NumPy."""
+
+    convs: tuple[tuple[np.ndarray, np.ndarray], ...]
+    fcs: tuple[tuple[np.ndarray, np.ndarray], ...]
+    temperature: float
+    digest: str
+    onnx: bytes | None = None
+    _dnn: dict = field(default_factory=dict, compare=False, repr=False)  # pid -> cv2.dnn.Net or None
+
+    @classmethod
+    def load(cls, path: str | Path = MODEL_PATH) -> DigitNet:
+        data = Path(path).read_bytes()
+        with np.load(io.BytesIO(data)) as z:
+            convs = tuple((z[f"conv{i}_w"].astype(np.float32), z[f"conv{i}_b"].astype(np.float32))
+                          for i in range(int(z["n_convs"])))
+            fcs = tuple((z[f"fc{i}_w"].astype(np.float32), z[f"fc{i}_b"].astype(np.float32))
+                        for i in range(int(z["n_fcs"])))
+            temp = float(z["temperature"])
+        graph = Path(path).with_suffix(".onnx")
+        return cls(convs, fcs, temp, hashlib.sha256(data).hexdigest()[:12], graph.read_bytes() if graph.exists() else None)
+
+    def log_probs(self, wins: np.ndarray, batch: int = 64) -> np.ndarray:
+        """(N, 10) log-probabilities of the digits 0-9 for windows (N, WIN, WIN)."""
+        net = self.dnn()
+        outs = [self._logits(net, np.asarray(wins[i:i + batch], np.float32)) for i in range(0, len(wins), batch)]
+        if not outs:
+            return np.zeros((0, 10), np.float32)
+        z = np.concatenate(outs) / self.temperature
+        z = z - z.max(axis=1, keepdims=True)
+        return z - np.log(np.exp(z).sum(axis=1, keepdims=True))
+
+    def dnn(self):
+        """OpenCV's dnn network for this process, or None (no graph, RUBBERSCAN_CELLNET=numpy, or
+        it does not load or does not reproduce the NumPy network)."""
+        pid = os.getpid()
+        if pid not in self._dnn:
+            self._dnn[pid] = None
+            if self.onnx is not None and os.environ.get("RUBBERSCAN_CELLNET", "").lower() != "numpy":
+                try:
+                    net = cv2.dnn.readNetFromONNX(np.frombuffer(self.onnx, np.uint8))
+                    probe = np.random.default_rng(0).random((3, WIN, WIN), np.float32)
+                    if np.allclose(self._logits(net, probe), self._logits(None, probe), atol=1e-3):
+                        self._dnn[pid] = net
+                except cv2.error:
+                    pass
+        return self._dnn[pid]
+
+    def _logits(self, net, x: np.ndarray) -> np.ndarray:
+        if net is not None:
+            net.setInput(np.ascontiguousarray(x[:, None]))
+            return net.forward()
+        x = x[..., None]
+        for w, b in self.convs:
+            x = _pool(_conv2d(x, w, b), 2, 2)
+        x = x.transpose(0, 3, 1, 2).reshape(len(x), -1)  # torch's (C, H, W) order
+        for k, (w, b) in enumerate(self.fcs):
+            x = x @ w.T + b
+            if k < len(self.fcs) - 1:
+                x = np.maximum(x, 0)
+        return x
+
+
+MIX = 0.5  # this share of the mass of a cell's candidates of each length goes by the digit network's own view
+TOP_ALIGN = 3  # the first network's most probable strings whose digits are placed (by length) ...
+VARIANT_AT = 0.05  # ... and, for the most probable one, each other digit this likely at a place proposes a string
+
+
+def best_path_frames(log_probs: np.ndarray) -> tuple[str, list[int]]:
+    """The greedy CTC string and, for each character, its strongest frame in its run."""
+    lp = np.asarray(log_probs)
+    path = np.argmax(lp, axis=1).tolist()
+    chars: list[str] = []
+    frames: list[int] = []
+    prev = 0
+    for t, c in enumerate(path):
+        if c != 0 and c != prev:
+            chars.append(ALPHABET[c - 1])
+            frames.append(t)
+        elif c != 0 and lp[t, c] > lp[frames[-1], c]:
+            frames[-1] = t
+        prev = c
+    return "".join(chars), frames
+
+
+@dataclass
+class Opinion:
+    """The digit network's view of one cell: the digits' places for each string length it placed
+    and, at each place, its log-probabilities of 0-9."""
+
+    places: dict[int, list[tuple[int, ...]]]  # length -> [key of each place]
+    digit_lp: dict[tuple[int, ...], np.ndarray]
+    variants: list[str]
+
+    def score(self, s: str) -> float | None:
+        """Sum of the digits' log-probabilities, or None (not digits, or a length not placed)."""
+        keys = self.places.get(len(s)) if s.isdigit() else None
+        if keys is None:
+            return None
+        return float(sum(self.digit_lp[k][int(ch)] for k, ch in zip(keys, s, strict=True)))
+
+    def reweigh(self, strings: list[str], probs: np.ndarray, mix: float | None = None) -> np.ndarray:
+        """The cell networks' probabilities of ``strings`` with the digit network's opinion mixed
+        in: among the placed strings of each length, a ``mix`` share of their total is handed out
+        as the digit network's own string probabilities (products of its digits' probabilities,
+        normalised over those strings).  A mixture, not a product: where both read a badly written
+        digit as the same other digit -- their errors are correlated -- it does not make that
+        reading surer (a product did: more false flags, bench/RESULTS-read.md round 11).  Strings
+        not placed (blank, dash, other lengths) keep their probabilities."""
+        mix = MIX if mix is None else mix
+        out = np.array(probs, float)
+        scores = [self.score(s) for s in strings]
+        for n in {len(strings[k]) for k, sc in enumerate(scores) if sc is not None} if mix else ():
+            group = [k for k, sc in enumerate(scores) if sc is not None and len(strings[k]) == n]
+            e = np.array([scores[k] for k in group])
+            own = np.exp(e - e.max())
+            out[group] = (1 - mix) * out[group] + mix * out[group].sum() * own / own.sum()
+        return out
+
+
+def opinions(net: DigitNet, cuts: list[Cut | None], first_lps: list[np.ndarray],
+             proposals: list[list[tuple[str, float]]]) -> list[Opinion]:
+    """The digit network's opinion of each input (prepared cell), given the first cell network's
+    frames and N-best strings: the best path's digits are placed from its frames, and the top
+    TOP_ALIGN strings of other lengths by a CTC alignment; all places of all inputs are read in one
+    batch.  Variants: the most probable string with one digit changed to one the digit network
+    finds at least VARIANT_AT likely there."""
+    plans: list[dict[int, list[int]]] = []
+    for cut, lp, found in zip(cuts, first_lps, proposals, strict=True):
+        plan: dict[int, list[int]] = {}
+        if cut is None:
+            plans.append(plan)
+            continue
+        s, frames = best_path_frames(lp)
+        if s.isdigit():
+            plan[len(s)] = [centre(f) for f in frames]
+        for s, _ in found[:TOP_ALIGN]:
+            if s.isdigit() and len(s) not in plan:
+                frames = ctc_align(lp, s)
+                if min(frames) >= 0:
+                    plan[len(s)] = [centre(f) for f in frames]
+        plans.append(plan)
+    keys = sorted({(i, c) for i, plan in enumerate(plans) for cs in plan.values() for c in cs})
+    wins = np.concatenate([windows(cuts[i], [c for j, c in keys if j == i]) for i in sorted({i for i, _ in keys})]) \
+        if keys else np.zeros((0, WIN, WIN), np.float32)
+    lps = dict(zip(keys, net.log_probs(wins), strict=True))
+    out = []
+    for i, (plan, found) in enumerate(zip(plans, proposals, strict=True)):
+        places = {n: [(i, c) for c in cs] for n, cs in plan.items()}
+        op = Opinion(places, {k: lps[k] for ks in places.values() for k in ks}, [])
+        top = next((s for s, _ in found if s.isdigit()), None)
+        if top is not None and len(top) in places:
+            seen = {s for s, _ in found}
+            for pos, key in enumerate(places[len(top)]):
+                for d in np.flatnonzero(np.exp(op.digit_lp[key]) >= VARIANT_AT).tolist():
+                    v = top[:pos] + str(d) + top[pos + 1:]
+                    if v not in seen:
+                        seen.add(v)
+                        op.variants.append(v)
+        out.append(op)
+    return out
