@@ -68,8 +68,10 @@ BLANK_REVIEW_BELOW = 0.6
 # doubt (mean doubt 0.1: 1.8) before decoding.  The reader's own probabilities stay as it gave
 # them.  Chosen with the whole product on 580 generated sheets (bench/RESULTS-reconcile.md, round 6:
 # 6.0); re-swept for round 10's networks (a further fine-tune) on 879 sheets: 6 -> 280 planted
-# flagged / 14 false-flagged mistake-free sheets, 7 -> 278 / 13, 8 -> 276 / 11.
-SHEET_TEMP = 8.0
+# flagged / 14 false-flagged mistake-free sheets, 7 -> 278 / 13, 8 -> 276 / 11; and for round 11's
+# reader (the digit network's second opinion: fewer sure misreads): 8 -> 276 / 6, 6 -> 281 / 9,
+# 5 -> 282 / 11, 4 -> 283 / 12.
+SHEET_TEMP = 6.0
 # A cell whose best candidate is "none of these" but whose proposals together outweigh it (its
 # "none" below this) was read, just not as a value the reader proposed: the arithmetic may supply
 # the value (a review item says so).  "Cannot be read" stays possible there, costing a little more
