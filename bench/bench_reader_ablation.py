@@ -10,7 +10,9 @@ This is how the ensemble and the "none of these" changes of round 4 were compare
         --config "current" --config "slope=0,sheet=0" --config "nets=cellnet.npz,slope=0,sheet=0"
 
 A configuration is comma-separated key=value: nets (model files in ocr/models, joined by '+'),
-slope (ocr.read.NONE_SLOPE), sheet (ocr.read.NONE_SHEET), cap (ocr.read.NONE_SHEET_CAP), temp, flag and copy (scoring.reconcile.SHEET_TEMP, FLAG_AT,
+slope (ocr.read.NONE_SLOPE), sheet (ocr.read.NONE_SHEET), cap (ocr.read.NONE_SHEET_CAP), digits (the
+digit network: a file in ocr/models or a path, "none" to read without it), mix (ocr.digitnet.MIX), unsure (ocr.cellnet.DIGITS_UNSURE),
+temp, flag and copy (scoring.reconcile.SHEET_TEMP, FLAG_AT,
 COPY_FLAG_AT; configurations differing only in these share one reading of the cells); "current" is
 the committed settings.  Beside reconciliation's figures each configuration's reader alone is
 counted as bench_read.py counts it (written numbers read exactly; truth among the first three
@@ -30,11 +32,14 @@ from pathlib import Path
 
 import cv2
 
+import ocr.cellnet
+import ocr.digitnet
 import ocr.read
 import scoring.reconcile
 from bench.bench_end_to_end import flagged_right, score_sheet
 from bench.bench_read import NUMBER_KEYS, reading_cells, truth_value
-from ocr.cellnet import MODEL_PATH, CellNet, CellReader, default_net
+from ocr.cellnet import DIGITS_PATH, MODEL_PATH, CellNet, CellReader, default_net
+from ocr.digitnet import DigitNet
 from ocr.pipeline import read_file
 from ocr.read import read_table
 from samples.generate import generate_sheet
@@ -44,7 +49,8 @@ ROOT = Path(__file__).resolve().parent.parent
 WORK = ROOT / "bench" / "_work"
 DEFAULTS = {"slope": ocr.read.NONE_SLOPE, "sheet": ocr.read.NONE_SHEET,  # the committed settings
             "cap": ocr.read.NONE_SHEET_CAP, "temp": scoring.reconcile.SHEET_TEMP,
-            "flag": scoring.reconcile.FLAG_AT, "copy": scoring.reconcile.COPY_FLAG_AT}
+            "flag": scoring.reconcile.FLAG_AT, "copy": scoring.reconcile.COPY_FLAG_AT,
+            "mix": ocr.digitnet.MIX, "unsure": ocr.cellnet.DIGITS_UNSURE}
 
 
 def tables(seed: int, count: int) -> list[tuple[int, dict, object]]:
@@ -78,17 +84,23 @@ def configure(spec: str) -> tuple[tuple, CellReader]:
     scoring.reconcile.SHEET_TEMP = float(settings.get("temp", DEFAULTS["temp"]))
     scoring.reconcile.FLAG_AT = float(settings.get("flag", DEFAULTS["flag"]))
     scoring.reconcile.COPY_FLAG_AT = float(settings.get("copy", DEFAULTS["copy"]))
-    key = (settings.get("nets"), ocr.read.NONE_SLOPE, ocr.read.NONE_SHEET, ocr.read.NONE_SHEET_CAP)
-    if "nets" not in settings:
+    ocr.digitnet.MIX = float(settings.get("mix", DEFAULTS["mix"]))
+    ocr.cellnet.DIGITS_UNSURE = float(settings.get("unsure", DEFAULTS["unsure"]))
+    key = (settings.get("nets"), ocr.read.NONE_SLOPE, ocr.read.NONE_SHEET, ocr.read.NONE_SHEET_CAP, ocr.digitnet.MIX,
+           ocr.cellnet.DIGITS_UNSURE, settings.get("digits"))
+    if "nets" not in settings and "digits" not in settings:
         return key, default_net()
-    return key, CellReader(tuple(CellNet.load(MODEL_PATH.parent / name) for name in settings["nets"].split("+")))
+    nets = default_net().nets if "nets" not in settings else \
+        tuple(CellNet.load(MODEL_PATH.parent / name) for name in settings["nets"].split("+"))
+    digits = settings.get("digits", DIGITS_PATH.name)
+    return key, CellReader(nets, None if digits == "none" else DigitNet.load(MODEL_PATH.parent / digits))
 
 
 def readings(seed: int, count: int, sheets, key: tuple, reader: CellReader) -> list:
     """Each sheet's reading under ``key``'s settings, kept in bench/_work (by the networks' digests
     and the "none" settings, and the reading code itself: ocr/cellnet.py, ocr/read.py) so that
     reconciliation-only configurations take seconds, not minutes."""
-    code = b"".join((ROOT / "ocr" / name).read_bytes() for name in ("cellnet.py", "read.py"))
+    code = b"".join((ROOT / "ocr" / name).read_bytes() for name in ("cellnet.py", "read.py", "digitnet.py"))
     tag = hashlib.sha256(repr((reader.version,) + key[1:]).encode() + code).hexdigest()[:12]
     path = WORK / f"readings-{seed}-{count}-{tag}.pkl"
     if path.exists():
