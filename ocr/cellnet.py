@@ -175,18 +175,8 @@ class CellNet:
         """OpenCV's dnn network for this process (made once per process: a forked batch worker
         makes its own), or None: no ONNX graph, RUBBERSCAN_CELLNET=numpy, or it does not load
         or does not reproduce the NumPy network."""
-        pid = os.getpid()
-        if pid not in self._dnn:
-            self._dnn[pid] = None
-            if self.onnx is not None and os.environ.get("RUBBERSCAN_CELLNET", "").lower() != "numpy":
-                try:
-                    net = cv2.dnn.readNetFromONNX(np.frombuffer(self.onnx, np.uint8))
-                    probe = np.random.default_rng(0).random((2, HEIGHT, 64), np.float32)
-                    if np.allclose(self._forward_dnn(net, probe), self._forward_numpy(probe), atol=1e-3):
-                        self._dnn[pid] = net
-                except cv2.error:
-                    pass
-        return self._dnn[pid]
+        probe = np.random.default_rng(0).random((2, HEIGHT, 64), np.float32)
+        return checked_dnn(self._dnn, self.onnx, lambda net: self._forward_dnn(net, probe), lambda: self._forward_numpy(probe))
 
     def _forward(self, x: np.ndarray) -> np.ndarray:
         net = self.dnn()
@@ -209,6 +199,23 @@ class CellNet:
             x = _conv2d(x, w, b)
         z = x[:, 0] @ self.out[0].T + self.out[1]
         return _log_softmax(z / self.temperature)
+
+
+def checked_dnn(cache: dict, onnx: bytes | None, run_dnn, run_numpy):
+    """OpenCV's dnn network from an ONNX graph, made once per process (kept in ``cache`` by pid),
+    or None: no graph, RUBBERSCAN_CELLNET=numpy, or it does not load, or ``run_dnn(net)`` (a probe
+    input through it) differs from ``run_numpy()`` (the same through the NumPy path)."""
+    pid = os.getpid()
+    if pid not in cache:
+        cache[pid] = None
+        if onnx is not None and os.environ.get("RUBBERSCAN_CELLNET", "").lower() != "numpy":
+            try:
+                net = cv2.dnn.readNetFromONNX(np.frombuffer(onnx, np.uint8))
+                if np.allclose(run_dnn(net), run_numpy(), atol=1e-3):
+                    cache[pid] = net
+            except cv2.error:
+                pass
+    return cache[pid]
 
 
 def _log_softmax(z: np.ndarray) -> np.ndarray:

@@ -13,14 +13,13 @@ from __future__ import annotations
 
 import hashlib
 import io
-import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import cv2
 import numpy as np
 
-from ocr.cellnet import ALPHABET, Cut, _conv2d, _pool
+from ocr.cellnet import ALPHABET, Cut, _conv2d, _pool, checked_dnn
 
 MODEL_PATH = Path(__file__).resolve().parent / "models" / "digitnet.npz"
 FRAME = 4  # input columns per cell-network frame (its pooling: 2 x 2 x 1 x 1 x 1)
@@ -126,20 +125,9 @@ class DigitNet:
         return z - np.log(np.exp(z).sum(axis=1, keepdims=True))
 
     def dnn(self):
-        """OpenCV's dnn network for this process, or None (no graph, RUBBERSCAN_CELLNET=numpy, or
-        it does not load or does not reproduce the NumPy network)."""
-        pid = os.getpid()
-        if pid not in self._dnn:
-            self._dnn[pid] = None
-            if self.onnx is not None and os.environ.get("RUBBERSCAN_CELLNET", "").lower() != "numpy":
-                try:
-                    net = cv2.dnn.readNetFromONNX(np.frombuffer(self.onnx, np.uint8))
-                    probe = np.random.default_rng(0).random((3, WIN, WIN), np.float32)
-                    if np.allclose(self._logits(net, probe), self._logits(None, probe), atol=1e-3):
-                        self._dnn[pid] = net
-                except cv2.error:
-                    pass
-        return self._dnn[pid]
+        """OpenCV's dnn network for this process, or None (see ocr.cellnet.checked_dnn)."""
+        probe = np.random.default_rng(0).random((3, WIN, WIN), np.float32)
+        return checked_dnn(self._dnn, self.onnx, lambda net: self._logits(net, probe), lambda: self._logits(None, probe))
 
     def _logits(self, net, x: np.ndarray) -> np.ndarray:
         if net is not None:

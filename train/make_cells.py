@@ -96,6 +96,22 @@ def one_sheet(seed: int, hand: str | None = None) -> tuple[list[np.ndarray], lis
     return images, labels, kinds, ""
 
 
+def each_sheet(fn, first: int, count: int, jobs: int, wheel: str | None, what: str = "cells"):
+    """fn(seed) -> (items, more lists..., error) for each training sheet, in ``jobs`` processes (each
+    with the training MNIST pool, :func:`_init`), in seed order: yields (seed, (items, more lists...));
+    prints each sheet's error and, every 50 sheets, how many items so far."""
+    t0 = time.time()
+    n = 0
+    with Pool(jobs, initializer=_init, initargs=(wheel,)) as pool:
+        for k, (*parts, err) in enumerate(pool.imap(fn, range(first, first + count), chunksize=4)):
+            if err:
+                print(err, file=sys.stderr)
+            n += len(parts[0])
+            if k % 50 == 0:
+                print(f"{k} sheets, {n} {what}, {time.time() - t0:.0f}s", file=sys.stderr)
+            yield first + k, parts
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--first", type=int, default=2_000_000)
@@ -108,16 +124,12 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     t0 = time.time()
     images, labels, kinds, seeds = [], [], [], []
-    with Pool(args.jobs, initializer=_init, initargs=(args.mnist_wheel,)) as pool:
-        for k, (im, lab, kd, err) in enumerate(pool.imap(partial(one_sheet, hand=args.hand), range(args.first, args.first + args.count), chunksize=4)):
-            if err:
-                print(err, file=sys.stderr)
-            images += im
-            labels += lab
-            kinds += kd
-            seeds += [args.first + k] * len(im)
-            if k % 50 == 0:
-                print(f"{k} sheets, {len(images)} cells, {time.time() - t0:.0f}s", file=sys.stderr)
+    for seed, (im, lab, kd) in each_sheet(partial(one_sheet, hand=args.hand), args.first, args.count, args.jobs,
+                                          args.mnist_wheel):
+        images += im
+        labels += lab
+        kinds += kd
+        seeds += [seed] * len(im)
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
     np.savez_compressed(out, images=np.stack(images), labels=np.array(labels), kinds=np.array(kinds),

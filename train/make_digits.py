@@ -19,14 +19,13 @@ import argparse
 import sys
 import time
 from functools import lru_cache
-from multiprocessing import Pool
 from pathlib import Path
 
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from make_cells import _init  # noqa: E402
+from make_cells import each_sheet  # noqa: E402
 
 from ocr.cellnet import MODEL_PATH, CellNet, prepare_cut  # noqa: E402
 from ocr.digitnet import WIN, centre, ctc_align, windows  # noqa: E402
@@ -90,16 +89,11 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     t0 = time.time()
     wins, digits, kinds, seeds = [], [], [], []
-    with Pool(args.jobs, initializer=_init, initargs=(args.mnist_wheel,)) as pool:
-        for k, (w, d, h, err) in enumerate(pool.imap(one_sheet, range(args.first, args.first + args.count), chunksize=4)):
-            if err:
-                print(err, file=sys.stderr)
-            wins += w
-            digits += d
-            kinds += h
-            seeds += [args.first + k] * len(w)
-            if k % 50 == 0:
-                print(f"{k} sheets, {len(wins)} digits, {time.time() - t0:.0f}s", file=sys.stderr)
+    for seed, (w, d, h) in each_sheet(one_sheet, args.first, args.count, args.jobs, args.mnist_wheel, "digits"):
+        wins += w
+        digits += d
+        kinds += h
+        seeds += [seed] * len(w)
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
     np.savez_compressed(out, windows=np.stack(wins), digits=np.array(digits, np.int64), kinds=np.array(kinds),
