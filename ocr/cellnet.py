@@ -260,19 +260,28 @@ def _default_paths() -> list[Path]:
 def reader_version() -> str:
     """What default_net() would read with, without loading it: its networks' digests joined by '+'
     (the same string as ``default_net().version``)."""
-    digests = [_digest(p.read_bytes()) for p in _default_paths()]
-    return "+".join(digests + ([f"d{_digest(DIGITS_PATH.read_bytes())}"] if DIGITS_PATH.exists() else []))
+    digits = _digits_path()
+    return "+".join([_digest(p.read_bytes()) for p in _default_paths()] + ([f"digits-{_digest(digits.read_bytes())}"] if digits else []))
+
+
+def _digits_path() -> Path | None:
+    """The digit network this process reads with: the committed one, or none when there is none or
+    RUBBERSCAN_DIGITNET=0 (~0.05 s per sheet faster, less accurate: bench/RESULTS-read.md)."""
+    wanted = os.environ.get("RUBBERSCAN_DIGITNET", "").strip().lower()
+    if wanted not in ("", "0", "1"):
+        raise ValueError(f"RUBBERSCAN_DIGITNET must be 0 or 1, not {wanted!r}")
+    return DIGITS_PATH if wanted != "0" and DIGITS_PATH.exists() else None
 
 
 @lru_cache(maxsize=1)
 def default_net() -> CellReader:
     """The committed networks, loaded once per process (read-only afterwards).
     RUBBERSCAN_NETWORKS=1 reads with the first network alone: ~0.15 s per sheet faster, less
-    accurate (bench/RESULTS-read.md)."""
+    accurate (bench/RESULTS-read.md); RUBBERSCAN_DIGITNET=0 without the digit network."""
     from ocr.digitnet import DigitNet
 
-    return CellReader(tuple(CellNet.load(p) for p in _default_paths()),
-                      DigitNet.load(DIGITS_PATH) if DIGITS_PATH.exists() else None)
+    digits = _digits_path()
+    return CellReader(tuple(CellNet.load(p) for p in _default_paths()), DigitNet.load(digits) if digits else None)
 
 
 @dataclass(frozen=True)
@@ -291,8 +300,8 @@ class CellReader:
     @property
     def version(self) -> str:
         """Which networks these are: their weights files' digests joined by '+', the digit
-        network's after 'd' (kept with every reading, so a stored result says which reader made it)."""
-        return "+".join([n.digest for n in self.nets] + ([f"d{self.digits.digest}"] if self.digits else []))
+        network's as 'digits-DIGEST' (kept with every reading, so a stored result says which reader made it)."""
+        return "+".join([n.digest for n in self.nets] + ([f"digits-{self.digits.digest}"] if self.digits else []))
 
     def nbest(self, inputs: np.ndarray, allowed: list[str | None], beam: int = 16,
               cuts: list[Cut | None] | None = None) -> list[list[tuple[str, float]]]:

@@ -149,3 +149,24 @@ def test_second_opinion_on_real_handwritten_numbers():
         for f in found:  # probabilities stay a distribution
             assert sum(p for _, p in f) <= 1.0 + 1e-6
     assert got["with"][0] >= got["without"][0] and got["with"][1] >= got["without"][1], got
+
+
+@needs_model
+def test_digitnet_setting(monkeypatch):
+    """RUBBERSCAN_DIGITNET=0 reads without the digit network (and the reader's version says so);
+    nonsense is refused."""
+    from ocr.cellnet import reader_version
+
+    assert default_net().digits is not None and reader_version().split("+")[-1].startswith("digits-")
+    default_net.cache_clear()
+    try:
+        monkeypatch.setenv("RUBBERSCAN_DIGITNET", "0")
+        without = default_net()
+        assert without.digits is None and without.version == reader_version()
+        assert "digits-" not in reader_version()
+        default_net.cache_clear()
+        monkeypatch.setenv("RUBBERSCAN_DIGITNET", "maybe")
+        with pytest.raises(ValueError, match="RUBBERSCAN_DIGITNET"):
+            default_net()
+    finally:
+        default_net.cache_clear()
