@@ -317,15 +317,13 @@ class CellReader:
         per_net = [net.read(inputs) for net in self.nets]
         proposals = [ctc_nbest(per_net[0][i], beam=beam, allowed=allowed[i]) for i in range(len(inputs))]
         # the digit network is asked about number cells the first network is not sure of
-        numbers = [i for i in range(len(inputs)) if (allowed[i] is None or any(ch.isdigit() for ch in allowed[i]))
-                   and proposals[i] and proposals[i][0][1] < DIGITS_UNSURE]
-        if self.digits is None or cuts is None or not numbers:
-            if len(self.nets) == 1:
-                return proposals
-            opinions = {}
-        else:
-            opinions = dict(zip(numbers, digit_opinions(self.digits, [cuts[i] for i in numbers], [per_net[0][i] for i in numbers],
-                                                         [proposals[i] for i in numbers]), strict=True))
+        numbers = [] if self.digits is None or cuts is None else [
+            i for i in range(len(inputs)) if (allowed[i] is None or any(ch.isdigit() for ch in allowed[i]))
+            and proposals[i] and proposals[i][0][1] < DIGITS_UNSURE]
+        if not numbers and len(self.nets) == 1:
+            return proposals
+        opinions = dict(zip(numbers, digit_opinions(self.digits, [cuts[i] for i in numbers], [per_net[0][i] for i in numbers],
+                                                    [proposals[i] for i in numbers]), strict=True)) if numbers else {}
         strings = [sorted({s for s, _ in proposals[i]} | {best_path(lps[i], allowed[i]) for lps in per_net[1:]}
                           | (set(opinions[i].variants) if i in opinions else set()))
                    for i in range(len(inputs))]
@@ -341,14 +339,25 @@ class CellReader:
 
 def best_path(log_probs: np.ndarray, allowed: str | None = None) -> str:
     """The string of the most probable single alignment (greedy CTC decoding)."""
+    return best_path_frames(log_probs, allowed)[0]
+
+
+def best_path_frames(log_probs: np.ndarray, allowed: str | None = None) -> tuple[str, list[int]]:
+    """:func:`best_path`'s string and, for each of its characters, its strongest frame in its run."""
+    lp = np.asarray(log_probs)
     keep = [0] + [i + 1 for i, ch in enumerate(ALPHABET) if allowed is None or ch in allowed]
-    path = np.asarray(keep)[np.argmax(np.asarray(log_probs)[:, keep], axis=1)]
-    out, prev = [], 0
-    for c in path.tolist():
-        if c != prev and c != 0:
-            out.append(ALPHABET[c - 1])
+    path = np.asarray(keep)[np.argmax(lp[:, keep], axis=1)].tolist()
+    chars: list[str] = []
+    frames: list[int] = []
+    prev = 0
+    for t, c in enumerate(path):
+        if c != 0 and c != prev:
+            chars.append(ALPHABET[c - 1])
+            frames.append(t)
+        elif c != 0 and lp[t, c] > lp[frames[-1], c]:
+            frames[-1] = t
         prev = c
-    return "".join(out)
+    return "".join(chars), frames
 
 
 def ctc_string_probs(log_probs: list[np.ndarray], strings: list[list[str]]) -> list[np.ndarray]:

@@ -19,7 +19,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from ocr.cellnet import ALPHABET, Cut, _conv2d, _pool, checked_dnn
+from ocr.cellnet import ALPHABET, Cut, _conv2d, _pool, best_path_frames, checked_dnn
 
 MODEL_PATH = Path(__file__).resolve().parent / "models" / "digitnet.npz"
 FRAME = 4  # input columns per cell-network frame (its pooling: 2 x 2 x 1 x 1 x 1)
@@ -149,23 +149,6 @@ TOP_ALIGN = 3  # the first network's most probable strings whose digits are plac
 VARIANT_AT = 0.05  # ... and, for the most probable one, each other digit this likely at a place proposes a string
 
 
-def best_path_frames(log_probs: np.ndarray) -> tuple[str, list[int]]:
-    """The greedy CTC string and, for each character, its strongest frame in its run."""
-    lp = np.asarray(log_probs)
-    path = np.argmax(lp, axis=1).tolist()
-    chars: list[str] = []
-    frames: list[int] = []
-    prev = 0
-    for t, c in enumerate(path):
-        if c != 0 and c != prev:
-            chars.append(ALPHABET[c - 1])
-            frames.append(t)
-        elif c != 0 and lp[t, c] > lp[frames[-1], c]:
-            frames[-1] = t
-        prev = c
-    return "".join(chars), frames
-
-
 @dataclass
 class Opinion:
     """The digit network's view of one cell: the digits' places for each string length it placed
@@ -223,10 +206,14 @@ def opinions(net: DigitNet, cuts: list[Cut | None], first_lps: list[np.ndarray],
                 if min(frames) >= 0:
                     plan[len(s)] = [centre(f) for f in frames]
         plans.append(plan)
-    keys = sorted({(i, c) for i, plan in enumerate(plans) for cs in plan.values() for c in cs})
-    wins = np.concatenate([windows(cuts[i], [c for j, c in keys if j == i]) for i in sorted({i for i, _ in keys})]) \
-        if keys else np.zeros((0, WIN, WIN), np.float32)
-    lps = dict(zip(keys, net.log_probs(wins), strict=True))
+    keys: list[tuple[int, int]] = []
+    cut_wins = [np.zeros((0, WIN, WIN), np.float32)]
+    for i, plan in enumerate(plans):
+        places = sorted({c for cs in plan.values() for c in cs})  # lengths often share places
+        if places:
+            keys += [(i, c) for c in places]
+            cut_wins.append(windows(cuts[i], places))
+    lps = dict(zip(keys, net.log_probs(np.concatenate(cut_wins)), strict=True))
     out = []
     for i, (plan, found) in enumerate(zip(plans, proposals, strict=True)):
         places = {n: [(i, c) for c in cs] for n, cs in plan.items()}

@@ -9,8 +9,16 @@ import itertools
 import numpy as np
 import pytest
 
-from ocr.cellnet import ALPHABET, DIGITS_PATH, CellReader, default_net, prepare_cut
-from ocr.digitnet import SIDE, WIN, DigitNet, Opinion, best_path_frames, ctc_align, windows
+from ocr.cellnet import (
+    ALPHABET,
+    DIGITS_PATH,
+    CellReader,
+    best_path,
+    best_path_frames,
+    default_net,
+    prepare_cut,
+)
+from ocr.digitnet import SIDE, WIN, DigitNet, Opinion, ctc_align, windows
 from samples.hands import mnist_digits
 from tests.test_cellnet import _mnist_number
 
@@ -62,7 +70,8 @@ def test_best_path_frames():
     for t, c in enumerate(path):
         lp[t, c] = np.log(0.8)
     lp[2, 2] = np.log(0.9)  # the 1's strongest frame is its second
-    assert best_path_frames(lp) == ("122", [2, 4, 7])
+    assert best_path_frames(lp) == ("122", [2, 4, 7]) and best_path(lp) == "122"
+    assert best_path_frames(lp, allowed="1") == ("1", [2])  # other symbols cannot be chosen
 
 
 def test_windows_come_from_the_cell_image_at_its_own_scale():
