@@ -106,13 +106,18 @@ def ctc_loss(net: Net, x: torch.Tensor, targets: list[list[int]], temp: float = 
                       reduction=reduction, zero_infinity=True)
 
 
+def fold(conv: nn.Conv2d, bn: nn.BatchNorm2d) -> tuple[np.ndarray, np.ndarray]:
+    """A bias-free convolution followed by BatchNorm (eval mode) as one convolution: (weights, bias)."""
+    scale = (bn.weight / torch.sqrt(bn.running_var + bn.eps)).detach()
+    return ((conv.weight.detach() * scale[:, None, None, None]).numpy().astype(np.float32),
+            (bn.bias.detach() - bn.running_mean * scale).numpy().astype(np.float32))
+
+
 def export(net: Net, temp: float, path: Path) -> None:
     arrays: dict[str, np.ndarray] = {"n_convs": np.array(len(CONVS)), "n_head": np.array(len(HEAD)),
                                      "temperature": np.array(temp, np.float32)}
     for i, (conv, bn, pool) in enumerate(zip(net.convs, net.bns, net.pools, strict=True)):
-        scale = (bn.weight / torch.sqrt(bn.running_var + bn.eps)).detach()
-        arrays[f"conv{i}_w"] = (conv.weight.detach() * scale[:, None, None, None]).numpy().astype(np.float32)
-        arrays[f"conv{i}_b"] = (bn.bias.detach() - bn.running_mean * scale).numpy().astype(np.float32)
+        arrays[f"conv{i}_w"], arrays[f"conv{i}_b"] = fold(conv, bn)
         arrays[f"conv{i}_pool"] = np.array(pool, np.int32)
     for i, conv in enumerate(net.head):
         arrays[f"head{i}_w"] = conv.weight.detach().numpy()[:, :, None, :].astype(np.float32)

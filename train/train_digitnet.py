@@ -25,6 +25,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from make_digits import CONTEXT  # noqa: E402
+from train_cellnet import fold  # noqa: E402
 
 from ocr.digitnet import WIN, DigitNet  # noqa: E402
 
@@ -74,9 +75,7 @@ def export(net: Net, temp: float, prior: np.ndarray, path: Path) -> None:
     arrays: dict[str, np.ndarray] = {"n_convs": np.array(len(CHANNELS)), "n_fcs": np.array(2),
                                      "temperature": np.array(temp, np.float32), "prior": prior.astype(np.float32)}
     for i, (conv, bn) in enumerate(zip(net.convs, net.bns, strict=True)):
-        scale = (bn.weight / torch.sqrt(bn.running_var + bn.eps)).detach()
-        arrays[f"conv{i}_w"] = (conv.weight.detach() * scale[:, None, None, None]).numpy().astype(np.float32)
-        arrays[f"conv{i}_b"] = (bn.bias.detach() - bn.running_mean * scale).numpy().astype(np.float32)
+        arrays[f"conv{i}_w"], arrays[f"conv{i}_b"] = fold(conv, bn)
     for i, fc in enumerate((net.fc1, net.fc2)):
         arrays[f"fc{i}_w"] = fc.weight.detach().numpy().astype(np.float32)
         arrays[f"fc{i}_b"] = fc.bias.detach().numpy().astype(np.float32)
