@@ -21,6 +21,14 @@ import onnx
 from onnx import TensorProto, helper, numpy_helper
 
 
+def _checked_model(graph: onnx.GraphProto) -> onnx.ModelProto:
+    """The graph as a model OpenCV's dnn module reads (opset 13, IR version 8), checked by onnx."""
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)], producer_name="rubberscan")
+    model.ir_version = 8
+    onnx.checker.check_model(model)
+    return model
+
+
 def build(npz: Path) -> onnx.ModelProto:
     z = np.load(npz)
     nodes, inits = [], []
@@ -61,10 +69,7 @@ def build(npz: Path) -> onnx.ModelProto:
         [helper.make_tensor_value_info("logits", TensorProto.FLOAT, ["batch", ow.shape[0], 1, "frames"])],
         inits,
     )
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)], producer_name="rubberscan")
-    model.ir_version = 8
-    onnx.checker.check_model(model)
-    return model
+    return _checked_model(graph)
 
 
 def build_digits(npz: Path) -> onnx.ModelProto:
@@ -98,10 +103,7 @@ def build_digits(npz: Path) -> onnx.ModelProto:
         [helper.make_tensor_value_info("logits", TensorProto.FLOAT, ["batch", int(z[f"fc{n_fcs - 1}_w"].shape[0])])],
         inits,
     )
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)], producer_name="rubberscan")
-    model.ir_version = 8
-    onnx.checker.check_model(model)
-    return model
+    return _checked_model(graph)
 
 
 def main(argv: list[str]) -> int:
