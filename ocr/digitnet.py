@@ -1,14 +1,14 @@
 """A second opinion on each digit: a small classifier of one digit at a time.
 
-The cell networks (ocr/cellnet.py) read a whole number at once.  This network looks at one
-digit: a window of the prepared cell input (ocr.cellnet.prepare: 32 px high) centred where a
-cell network's alignment of a candidate string puts that digit, shrunk to WIN x WIN.  It gives
-a distribution over 0-9 for each digit of a candidate, so a candidate string gets a second,
-independent score (the product over its digits), and the digit it finds likelier at a place
-proposes another string.  Trained by ``train/train_digitnet.py`` (torch, training venv only) on
-digits cut from the cell networks' training cells at their alignments; run here in NumPy.
+The cell networks (ocr/cellnet.py) read a whole number at once, from the cell scaled to 32 rows.
+This network looks at one digit in the cell's own scan: a square window around the place where
+the first cell network's CTC alignment of a candidate string puts that digit, scaled to WIN x WIN.
+Its distributions over 0-9 give each candidate of that length a probability of its own (the
+product over its digits), of which a MIX share is mixed into the cell networks' (Opinion.reweigh),
+and a digit it finds likely at a place proposes another string.  Trained by
+``train/train_digitnet.py`` (torch, training venv only) on digits make_digits.py cut from the
+training sheets at the same alignments; run through OpenCV's dnn module, or NumPy.
 """
-
 from __future__ import annotations
 
 import hashlib
