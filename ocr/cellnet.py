@@ -29,6 +29,10 @@ WIDTH = 128
 MODEL_PATH = Path(__file__).resolve().parent / "models" / "cellnet.npz"
 DIGITS_PATH = MODEL_PATH.with_name("digitnet.npz")  # the digit network (ocr/digitnet.py), when there is one ...
 DIGITS_UNSURE = 0.98  # ... asked about a number cell when the first network's best string is less sure than this
+# The ensemble's other networks read a cell only when the first network's best string is less sure
+# than this (a cascade: on the cells it reads surer, the other networks almost always agree; 879
+# sheets: 0.99 and 0.995 as without it, one false-flagged sheet more at 0.99)
+ENSEMBLE_UNSURE = 0.995
 
 if TYPE_CHECKING:
     from ocr.digitnet import DigitNet
@@ -309,13 +313,24 @@ class CellReader:
 
         The first network's beam search proposes the strings, each other network adds its best
         path (the beam of every network costs more and found the same readings, 0.05 % apart on
-        the benchmark sheets); then every proposal is scored under every network.  With the
+        the benchmark sheets); then every proposal is scored under every network.  The other
+        networks read only the cells whose best string the first network gives less than
+        ENSEMBLE_UNSURE (a cascade: ~0.07 s a sheet saved, the same figures on 879 sheets;
+        bench/RESULTS-read.md, round 12).  With the
         inputs' cuts (:func:`prepare_cut`) and a digit network, number strings are also weighed by
         the digit network's reading of each digit in the cell image itself (ocr/digitnet.py)."""
         from ocr.digitnet import opinions as digit_opinions
 
-        per_net = [net.read(inputs) for net in self.nets]
-        proposals = [ctc_nbest(per_net[0][i], beam=beam, allowed=allowed[i]) for i in range(len(inputs))]
+        first = self.nets[0].read(inputs)
+        proposals = [ctc_nbest(first[i], beam=beam, allowed=allowed[i]) for i in range(len(inputs))]
+        # the other networks read the cells the first one is not sure of (None elsewhere)
+        ask = [i for i in range(len(inputs)) if not proposals[i] or proposals[i][0][1] < ENSEMBLE_UNSURE]
+        per_net: list[list] = [first]
+        for net in self.nets[1:]:
+            lps: list = [None] * len(inputs)
+            for i, lp in zip(ask, net.read(inputs[ask]) if ask else [], strict=True):
+                lps[i] = lp
+            per_net.append(lps)
         # the digit network is asked about number cells the first network is not sure of
         numbers = [] if self.digits is None or cuts is None else [
             i for i in range(len(inputs)) if (allowed[i] is None or any(ch.isdigit() for ch in allowed[i]))
@@ -324,17 +339,26 @@ class CellReader:
             return proposals
         opinions = dict(zip(numbers, digit_opinions(self.digits, [cuts[i] for i in numbers], [per_net[0][i] for i in numbers],
                                                     [proposals[i] for i in numbers]), strict=True)) if numbers else {}
-        strings = [sorted({s for s, _ in proposals[i]} | {best_path(lps[i], allowed[i]) for lps in per_net[1:]}
+        strings = [sorted({s for s, _ in proposals[i]} | {best_path(lps[i], allowed[i]) for lps in per_net[1:] if lps[i] is not None}
                           | (set(opinions[i].variants) if i in opinions else set()))
                    for i in range(len(inputs))]
-        scored = [ctc_string_probs(lps, strings) for lps in per_net]
+        scored = [_scored_where_read(lps, strings) for lps in per_net]
         out = []
         for i, ss in enumerate(strings):
-            mean = np.mean([sc[i] for sc in scored], axis=0)
+            mean = np.mean([sc[i] for sc in scored if sc[i] is not None], axis=0)
             if i in opinions:
                 mean = opinions[i].reweigh(ss, mean)
             out.append(sorted(zip(ss, mean.tolist(), strict=True), key=lambda kv: -kv[1])[:beam])
         return out
+
+
+def _scored_where_read(lps: list[np.ndarray | None], strings: list[list[str]]) -> list[np.ndarray | None]:
+    """:func:`ctc_string_probs` of the inputs a network read (``lps[i]`` not None); None for the others."""
+    read = [i for i, lp in enumerate(lps) if lp is not None]
+    out: list[np.ndarray | None] = [None] * len(lps)
+    for i, sc in zip(read, ctc_string_probs([lps[i] for i in read], [strings[i] for i in read]), strict=True):
+        out[i] = sc
+    return out
 
 
 def best_path(log_probs: np.ndarray, allowed: str | None = None) -> str:

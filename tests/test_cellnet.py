@@ -137,26 +137,42 @@ def test_string_probabilities_match_the_beam():
 
 
 class _Frames:
-    """A stand-in network that returns fixed frames (one 'network' of an ensemble)."""
+    """A stand-in network that returns fixed frames (one 'network' of an ensemble): input i (its
+    first pixel holds i) reads as ``strings[i]``, each symbol this sure (else the blank)."""
 
-    def __init__(self, strings: list[str]) -> None:
+    def __init__(self, strings: list[str], sure: float | list[float] = 1.0) -> None:
         self.strings = strings
+        self.sure = sure if isinstance(sure, list) else [sure] * len(strings)
+        self.asked: list[int] = []
 
     def read(self, inputs: np.ndarray) -> list[np.ndarray]:
         out = []
-        for s in self.strings:
+        for x in inputs:
+            i = int(x[0, 0])
+            self.asked.append(i)
+            s = self.strings[i]
             probs = np.full((2 * len(s) + 1, len(ALPHABET) + 1), 1e-6)
             probs[0::2, 0] = 1.0  # blank, symbol, blank, symbol ... : the string, surely
             for k, ch in enumerate(s):
-                probs[2 * k + 1, ALPHABET.index(ch) + 1] = 1.0
+                probs[2 * k + 1, ALPHABET.index(ch) + 1] = self.sure[i]
+                probs[2 * k + 1, 0] = max(1.0 - self.sure[i], 1e-6)
             out.append(np.log(probs / probs.sum(axis=1, keepdims=True)))
         return out
 
 
-def test_ensemble_averages_string_probabilities():
+def _indexed(n: int) -> np.ndarray:
+    x = np.zeros((n, HEIGHT, WIDTH), np.float32)
+    x[:, 0, 0] = np.arange(n)
+    return x
+
+
+def test_ensemble_averages_string_probabilities(monkeypatch):
     """Two networks that are each sure of a different reading share the cell between them; a
     string one network never proposed still gets its probability under that network."""
-    x = np.zeros((2, HEIGHT, WIDTH), np.float32)
+    import ocr.cellnet
+
+    monkeypatch.setattr(ocr.cellnet, "ENSEMBLE_UNSURE", 1.01)  # every cell read by both networks
+    x = _indexed(2)
     a, b = _Frames(["120", "450"]), _Frames(["720", "450"])
     found = CellReader((a, b)).nbest(x, ["0123456789-"] * 2)
     first = dict(found[0])
@@ -165,6 +181,22 @@ def test_ensemble_averages_string_probabilities():
     assert found[1][0][0] == "450" and found[1][0][1] == pytest.approx(1.0, abs=0.01)
     alone = CellReader((a,)).nbest(x, ["0123456789-"] * 2)
     assert alone[0][0][0] == "120" and alone[0][0][1] == pytest.approx(1.0, abs=0.01)
+
+
+def test_other_networks_read_only_what_the_first_is_unsure_of():
+    """The cascade: a cell the first network reads surer than ENSEMBLE_UNSURE keeps its reading;
+    the other networks read (and are averaged into) only the cells it is unsure of."""
+    x = _indexed(3)
+    a = _Frames(["120", "450", "960"], sure=[0.9999, 0.9, 0.9999])
+    b = _Frames(["720", "750", "980"])
+    found = CellReader((a, b)).nbest(x, ["0123456789-"] * 3)
+    assert b.asked == [1]
+    assert found[0][0][0] == "120" and found[0][0][1] > 0.99 and "720" not in dict(found[0])
+    assert found[2][0][0] == "960" and found[2][0][1] > 0.99
+    assert dict(found[1])["750"] == pytest.approx(0.5, abs=0.01)  # b's reading takes its half
+    b.asked.clear()
+    CellReader((_Frames(["120", "450", "960"]), b)).nbest(x, ["0123456789-"] * 3)
+    assert b.asked == []
 
 
 def test_opencv_dnn_runs_the_same_network():
