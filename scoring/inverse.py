@@ -253,6 +253,13 @@ def _next_states(state: PadState, ns: int, ew: int, reached: set[PadState]) -> N
                 reached.add(FRESH)
 
 
+def moves(state: PadState, ns: int, ew: int) -> frozenset[PadState]:
+    """The states one deal scored (ns, ew) leads to from ``state`` (not the last deal)."""
+    reached: set[PadState] = set()
+    _next_states(state, ns, ew, reached)
+    return frozenset(reached)
+
+
 def step(states: Iterable[PadState], ns: int, ew: int, last: bool = False,
          rules: RulesArg = ALL_RULES) -> frozenset[PadState]:
     """The pad states reachable after a deal scored (ns, ew) from any of ``states``.

@@ -44,3 +44,22 @@ def test_last_step_matches_explanations_and_bonus_rules():
                 else:
                     assert e.unfinished == unfinished_bonus(e.after, rule) == Pair()
     assert explained >= 12  # every simulated last deal is explained under its own rule
+
+
+def test_the_reconciler_checkers_remembered_moves_match_the_plain_step():
+    """scoring.recon_core.CoreChecker remembers each state's moves; its steps -- from a few
+    states or from every state, the memo full and cleared -- are scoring.inverse.step's."""
+    from scoring.recon_core import EVERY_STATE, CoreChecker
+
+    rng = random.Random(5)
+    states = sorted(EVERY_STATE)
+    scores = [(d.ns, d.ew) for seed in range(6) for d in random_match(random.Random(900 + seed)).deals]
+    scores += [(ns + 10, ew) for ns, ew in scores[:20]] + [(0, 0), (120, 0), (0, 620)]
+    for size in (100_000, 50):
+        checker = CoreChecker(memo_size=size)
+        for _ in range(3):  # asked again: answered from the memo
+            for ns, ew in scores:
+                some = frozenset(rng.sample(states, rng.randint(1, 40)))
+                for group in (some, EVERY_STATE):
+                    assert checker.step(group, ns, ew) == step(group, ns, ew)
+        assert 0 < len(checker._moves) <= size + len(EVERY_STATE)
