@@ -280,8 +280,8 @@ def _digits_path() -> Path | None:
 @lru_cache(maxsize=1)
 def default_net() -> CellReader:
     """The committed networks, loaded once per process (read-only afterwards).
-    RUBBERSCAN_NETWORKS=1 reads with the first network alone: ~0.15 s per sheet faster, less
-    accurate (bench/RESULTS-read.md); RUBBERSCAN_DIGITNET=0 without the digit network."""
+    RUBBERSCAN_NETWORKS=1 reads with the first network alone: less accurate, and since the
+    cascade (nbest) hardly faster (bench/RESULTS-read.md); RUBBERSCAN_DIGITNET=0 without the digit network."""
     from ocr.digitnet import DigitNet
 
     digits = _digits_path()
@@ -315,7 +315,7 @@ class CellReader:
         path (the beam of every network costs more and found the same readings, 0.05 % apart on
         the benchmark sheets); then every proposal is scored under every network.  The other
         networks read only the cells whose best string the first network gives less than
-        ENSEMBLE_UNSURE (a cascade: ~0.07 s a sheet saved, the same figures on 879 sheets;
+        ENSEMBLE_UNSURE (a cascade: ~0.09 s a sheet saved, the same figures on 879 sheets;
         bench/RESULTS-read.md, round 12).  With the
         inputs' cuts (:func:`prepare_cut`) and a digit network, number strings are also weighed by
         the digit network's reading of each digit in the cell image itself (ocr/digitnet.py)."""
