@@ -12,7 +12,7 @@ This is how the ensemble and the "none of these" changes of round 4 were compare
 A configuration is comma-separated key=value: nets (model files in ocr/models, joined by '+'),
 slope (ocr.read.NONE_SLOPE), sheet (ocr.read.NONE_SHEET), cap (ocr.read.NONE_SHEET_CAP), digits (the
 digit network: a file in ocr/models or a path, "none" to read without it), mix (ocr.digitnet.MIX), unsure (ocr.cellnet.DIGITS_UNSURE),
-ensemble (ocr.cellnet.ENSEMBLE_UNSURE), temp, flag and copy (scoring.reconcile.SHEET_TEMP, FLAG_AT,
+ensemble (ocr.cellnet.ENSEMBLE_UNSURE), variant (ocr.digitnet.VARIANT_AT), temp, flag and copy (scoring.reconcile.SHEET_TEMP, FLAG_AT,
 COPY_FLAG_AT; configurations differing only in these share one reading of the cells); "current" is
 the committed settings.  Beside reconciliation's figures each configuration's reader alone is
 counted as bench_read.py counts it (written numbers read exactly; truth among the first three
@@ -51,7 +51,7 @@ DEFAULTS = {"slope": ocr.read.NONE_SLOPE, "sheet": ocr.read.NONE_SHEET,  # the c
             "cap": ocr.read.NONE_SHEET_CAP, "temp": scoring.reconcile.SHEET_TEMP,
             "flag": scoring.reconcile.FLAG_AT, "copy": scoring.reconcile.COPY_FLAG_AT,
             "mix": ocr.digitnet.MIX, "unsure": ocr.cellnet.DIGITS_UNSURE,
-            "ensemble": ocr.cellnet.ENSEMBLE_UNSURE}
+            "ensemble": ocr.cellnet.ENSEMBLE_UNSURE, "variant": ocr.digitnet.VARIANT_AT}
 
 
 def tables(seed: int, count: int) -> list[tuple[int, dict, object]]:
@@ -88,8 +88,10 @@ def configure(spec: str) -> tuple[tuple, CellReader]:
     ocr.digitnet.MIX = float(settings.get("mix", DEFAULTS["mix"]))
     ocr.cellnet.DIGITS_UNSURE = float(settings.get("unsure", DEFAULTS["unsure"]))
     ocr.cellnet.ENSEMBLE_UNSURE = float(settings.get("ensemble", DEFAULTS["ensemble"]))
+    ocr.digitnet.VARIANT_AT = float(settings.get("variant", DEFAULTS["variant"]))
     key = (settings.get("nets"), ocr.read.NONE_SLOPE, ocr.read.NONE_SHEET, ocr.read.NONE_SHEET_CAP, ocr.digitnet.MIX,
-           ocr.cellnet.DIGITS_UNSURE, settings.get("digits"), ocr.cellnet.ENSEMBLE_UNSURE)
+           ocr.cellnet.DIGITS_UNSURE, settings.get("digits"), ocr.cellnet.ENSEMBLE_UNSURE,
+           ocr.digitnet.VARIANT_AT)
     if "nets" not in settings and "digits" not in settings:
         return key, default_net()
     nets = default_net().nets if "nets" not in settings else \
