@@ -63,3 +63,10 @@ def test_the_reconciler_checkers_remembered_moves_match_the_plain_step():
                 for group in (some, EVERY_STATE):
                     assert checker.step(group, ns, ew) == step(group, ns, ew)
         assert 0 < len(checker._moves) <= size + len(EVERY_STATE)
+    # what the memo's keys cannot hold is passed to inverse.step as it is
+    from scoring.pad import PadState
+
+    odd = frozenset([PadState(0, 0, 15, 0), PadState(1, 0, 40, 0)])  # 15: no part-score the core makes
+    for ns, ew in [(30, 0), (-10, 0), (0, 1 << 21), (120, 0)]:
+        assert checker.step(odd, ns, ew) == step(odd, ns, ew)
+        assert checker.step(EVERY_STATE, ns, ew) == step(EVERY_STATE, ns, ew)
