@@ -315,7 +315,7 @@ class CellReader:
         path (the beam of every network costs more and found the same readings, 0.05 % apart on
         the benchmark sheets); then every proposal is scored under every network.  The other
         networks read only the cells whose best string the first network gives less than
-        ENSEMBLE_UNSURE (a cascade: ~0.09 s a sheet saved, the same figures on 879 sheets;
+        ENSEMBLE_UNSURE (a cascade: ~0.09 s a sheet saved, figures within one sheet on 879 sheets;
         bench/RESULTS-read.md, round 12).  With the
         inputs' cuts (:func:`prepare_cut`) and a digit network, number strings are also weighed by
         the digit network's reading of each digit in the cell image itself (ocr/digitnet.py)."""
