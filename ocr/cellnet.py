@@ -265,7 +265,15 @@ def reader_version() -> str:
     """What default_net() would read with, without loading it: its networks' digests joined by '+'
     (the same string as ``default_net().version``)."""
     digits = _digits_path()
-    return "+".join([_digest(p.read_bytes()) for p in _default_paths()] + ([f"digits-{_digest(digits.read_bytes())}"] if digits else []))
+    return _version([_digest(p.read_bytes()) for p in _default_paths()], _digest(digits.read_bytes()) if digits else None)
+
+
+def _version(nets: list[str], digits: str | None) -> str:
+    """A reader's version from its networks' digests: joined by '+'; each network after the first
+    marked '-belowENSEMBLE_UNSURE' when it reads only the cells the first is less sure of (round 12's
+    cascade: the same networks read every cell before it); the digit network as 'digits-DIGEST'."""
+    cascade = f"-below{ENSEMBLE_UNSURE:g}" if ENSEMBLE_UNSURE <= 1.0 else ""
+    return "+".join(nets[:1] + [d + cascade for d in nets[1:]] + ([f"digits-{digits}"] if digits else []))
 
 
 def _digits_path() -> Path | None:
@@ -304,8 +312,9 @@ class CellReader:
     @property
     def version(self) -> str:
         """Which networks these are: their weights files' digests joined by '+', the digit
-        network's as 'digits-DIGEST' (kept with every reading, so a stored result says which reader made it)."""
-        return "+".join([n.digest for n in self.nets] + ([f"digits-{self.digits.digest}"] if self.digits else []))
+        network's as 'digits-DIGEST' (kept with every reading, so a stored result says which reader
+        made it); see :func:`_version`."""
+        return _version([n.digest for n in self.nets], self.digits.digest if self.digits else None)
 
     def nbest(self, inputs: np.ndarray, allowed: list[str | None], beam: int = 16,
               cuts: list[Cut | None] | None = None) -> list[list[tuple[str, float]]]:

@@ -199,6 +199,22 @@ def test_other_networks_read_only_what_the_first_is_unsure_of():
     assert b.asked == []
 
 
+def test_version_says_when_the_other_networks_read_only_unsure_cells(monkeypatch):
+    """A stored reading names its reader: the second network's digest carries the cascade's
+    threshold, so readings made before the cascade (every cell read by both) tell apart."""
+    import ocr.cellnet
+    from ocr.cellnet import reader_version
+
+    a, b = _Frames(["1"]), _Frames(["1"])
+    a.digest, b.digest = "aaaa", "bbbb"
+    assert CellReader((a, b)).version == f"aaaa+bbbb-below{ocr.cellnet.ENSEMBLE_UNSURE:g}"
+    assert CellReader((a,)).version == "aaaa"
+    assert reader_version() == default_net().version and "-below" in reader_version()
+    monkeypatch.setattr(ocr.cellnet, "ENSEMBLE_UNSURE", 1.01)
+    assert CellReader((a, b)).version == "aaaa+bbbb"
+    assert "-below" not in reader_version()
+
+
 def test_opencv_dnn_runs_the_same_network():
     """Every committed network loads into OpenCV's dnn module (the fast path) and gives the
     NumPy implementation's frames on real cells."""
