@@ -5,7 +5,8 @@
 Generates ``--count`` filled sheets with samples/generate.py (cached in bench/_work/),
 runs the real batch (reader + reconciliation + ledger + report) over them with
 ``--jobs`` worker processes, and writes the figures with the machine, command and
-date to bench/RESULTS-batch.md.  Tesseract is limited to one thread per worker.
+date to bench/RESULTS-batch.md (what follows its NOTES heading is kept).  Tesseract is limited
+to one thread per worker.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+NOTES = "## Notes and earlier runs"
 sys.path.insert(0, str(ROOT))
 os.environ.setdefault("OMP_THREAD_LIMIT", "1")
 
@@ -114,7 +116,10 @@ def main(argv: list[str] | None = None) -> int:
     if failures:
         lines += ["Failures (first 10):", ""] + [f"- {f}" for f in failures[:10]] + [""]
     text = "\n".join(lines)
-    Path(args.results).write_text(text)
+    results = Path(args.results)
+    old = results.read_text() if results.exists() else ""
+    kept = old[old.index(NOTES):] if NOTES in old else ""  # the notes by hand survive a new run
+    results.write_text(text + ("\n" + kept if kept else ""))
     print(text)
     return 0
 
