@@ -226,19 +226,14 @@ def test_opencv_dnn_runs_the_same_network():
         assert np.allclose(net._forward(cells), net._forward_numpy(cells), atol=1e-3)
 
 
-def test_networks_setting(monkeypatch):
+def test_networks_setting(monkeypatch, fresh_default_net):
     """RUBBERSCAN_NETWORKS=1 reads with the first committed network alone; nonsense is refused."""
     everything = default_net()
     assert len(everything.nets) >= 2
-    default_net.cache_clear()
-    try:
-        monkeypatch.setenv("RUBBERSCAN_NETWORKS", "1")
-        one = default_net()
-        assert len(one.nets) == 1
-        assert np.array_equal(one.nets[0].out[0], everything.nets[0].out[0])
-        default_net.cache_clear()
-        monkeypatch.setenv("RUBBERSCAN_NETWORKS", "none")
-        with pytest.raises(ValueError, match="RUBBERSCAN_NETWORKS"):
-            default_net()
-    finally:
-        default_net.cache_clear()
+    monkeypatch.setenv("RUBBERSCAN_NETWORKS", "1")
+    one = fresh_default_net()
+    assert len(one.nets) == 1
+    assert np.array_equal(one.nets[0].out[0], everything.nets[0].out[0])
+    monkeypatch.setenv("RUBBERSCAN_NETWORKS", "none")
+    with pytest.raises(ValueError, match="RUBBERSCAN_NETWORKS"):
+        fresh_default_net()

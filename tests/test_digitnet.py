@@ -161,21 +161,16 @@ def test_second_opinion_on_real_handwritten_numbers():
 
 
 @needs_model
-def test_digitnet_setting(monkeypatch):
+def test_digitnet_setting(monkeypatch, fresh_default_net):
     """RUBBERSCAN_DIGITNET=0 reads without the digit network (and the reader's version says so);
     nonsense is refused."""
     from ocr.cellnet import reader_version
 
     assert default_net().digits is not None and reader_version().split("+")[-1].startswith("digits-")
-    default_net.cache_clear()
-    try:
-        monkeypatch.setenv("RUBBERSCAN_DIGITNET", "0")
-        without = default_net()
-        assert without.digits is None and without.version == reader_version()
-        assert "digits-" not in reader_version()
-        default_net.cache_clear()
-        monkeypatch.setenv("RUBBERSCAN_DIGITNET", "maybe")
-        with pytest.raises(ValueError, match="RUBBERSCAN_DIGITNET"):
-            default_net()
-    finally:
-        default_net.cache_clear()
+    monkeypatch.setenv("RUBBERSCAN_DIGITNET", "0")
+    without = fresh_default_net()
+    assert without.digits is None and without.version == reader_version()
+    assert "digits-" not in reader_version()
+    monkeypatch.setenv("RUBBERSCAN_DIGITNET", "maybe")
+    with pytest.raises(ValueError, match="RUBBERSCAN_DIGITNET"):
+        fresh_default_net()
