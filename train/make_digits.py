@@ -15,7 +15,6 @@ each side, so that training can shift it.
 
 from __future__ import annotations
 
-import argparse
 import sys
 import time
 from functools import lru_cache
@@ -25,7 +24,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from make_cells import each_sheet  # noqa: E402
+from make_cells import each_sheet, sheet_args  # noqa: E402
 
 from ocr.cellnet import MODEL_PATH, CellNet, prepare_cut  # noqa: E402
 from ocr.digitnet import WIN, centre, ctc_align, windows  # noqa: E402
@@ -80,13 +79,7 @@ def one_sheet(seed: int) -> tuple[list[np.ndarray], list[int], list[str], str]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--first", type=int, default=2_000_000)
-    ap.add_argument("--count", type=int, default=1000)
-    ap.add_argument("--jobs", type=int, default=2)
-    ap.add_argument("--out", default="train/_data/digits.npz")
-    ap.add_argument("--mnist-wheel", default=None, help="as make_cells.py: all of MNIST's training digits")
-    args = ap.parse_args(argv)
+    args = sheet_args(__doc__.splitlines()[0], "train/_data/digits.npz").parse_args(argv)
     t0 = time.time()
     wins, digits, kinds, seeds = [], [], [], []
     for seed, (w, d, h) in each_sheet(one_sheet, args.first, args.count, args.jobs, args.mnist_wheel, "digits"):
