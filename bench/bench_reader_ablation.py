@@ -47,11 +47,16 @@ from scoring.reconcile import reconcile
 
 ROOT = Path(__file__).resolve().parent.parent
 WORK = ROOT / "bench" / "_work"
-DEFAULTS = {"slope": ocr.read.NONE_SLOPE, "sheet": ocr.read.NONE_SHEET,  # the committed settings
-            "cap": ocr.read.NONE_SHEET_CAP, "temp": scoring.reconcile.SHEET_TEMP,
-            "flag": scoring.reconcile.FLAG_AT, "copy": scoring.reconcile.COPY_FLAG_AT,
-            "mix": ocr.digitnet.MIX, "unsure": ocr.cellnet.DIGITS_UNSURE,
-            "ensemble": ocr.cellnet.ENSEMBLE_UNSURE, "variant": ocr.digitnet.VARIANT_AT}
+# name -> (module, attribute, whether the reader uses it: configurations differing only in the
+# others share one reading of the cells)
+SETTINGS = {
+    "slope": (ocr.read, "NONE_SLOPE", True), "sheet": (ocr.read, "NONE_SHEET", True),
+    "cap": (ocr.read, "NONE_SHEET_CAP", True), "mix": (ocr.digitnet, "MIX", True),
+    "unsure": (ocr.cellnet, "DIGITS_UNSURE", True), "ensemble": (ocr.cellnet, "ENSEMBLE_UNSURE", True),
+    "variant": (ocr.digitnet, "VARIANT_AT", True), "temp": (scoring.reconcile, "SHEET_TEMP", False),
+    "flag": (scoring.reconcile, "FLAG_AT", False), "copy": (scoring.reconcile, "COPY_FLAG_AT", False),
+}
+DEFAULTS = {name: getattr(module, attr) for name, (module, attr, _) in SETTINGS.items()}  # the committed settings
 
 
 def tables(seed: int, count: int) -> list[tuple[int, dict, object]]:
@@ -79,19 +84,10 @@ def tables(seed: int, count: int) -> list[tuple[int, dict, object]]:
 def configure(spec: str) -> tuple[tuple, CellReader]:
     """Apply ``spec``'s settings; return the key of its readings (nets and "none" settings) and the reader."""
     settings = dict(kv.split("=", 1) for kv in spec.split(",") if "=" in kv)
-    ocr.read.NONE_SLOPE = float(settings.get("slope", DEFAULTS["slope"]))
-    ocr.read.NONE_SHEET = float(settings.get("sheet", DEFAULTS["sheet"]))
-    ocr.read.NONE_SHEET_CAP = float(settings.get("cap", DEFAULTS["cap"]))
-    scoring.reconcile.SHEET_TEMP = float(settings.get("temp", DEFAULTS["temp"]))
-    scoring.reconcile.FLAG_AT = float(settings.get("flag", DEFAULTS["flag"]))
-    scoring.reconcile.COPY_FLAG_AT = float(settings.get("copy", DEFAULTS["copy"]))
-    ocr.digitnet.MIX = float(settings.get("mix", DEFAULTS["mix"]))
-    ocr.cellnet.DIGITS_UNSURE = float(settings.get("unsure", DEFAULTS["unsure"]))
-    ocr.cellnet.ENSEMBLE_UNSURE = float(settings.get("ensemble", DEFAULTS["ensemble"]))
-    ocr.digitnet.VARIANT_AT = float(settings.get("variant", DEFAULTS["variant"]))
-    key = (settings.get("nets"), ocr.read.NONE_SLOPE, ocr.read.NONE_SHEET, ocr.read.NONE_SHEET_CAP, ocr.digitnet.MIX,
-           ocr.cellnet.DIGITS_UNSURE, settings.get("digits"), ocr.cellnet.ENSEMBLE_UNSURE,
-           ocr.digitnet.VARIANT_AT)
+    for name, (module, attr, _) in SETTINGS.items():
+        setattr(module, attr, float(settings.get(name, DEFAULTS[name])))
+    key = (settings.get("nets"), settings.get("digits")) + tuple(
+        getattr(module, attr) for module, attr, reads in SETTINGS.values() if reads)
     if "nets" not in settings and "digits" not in settings:
         return key, default_net()
     nets = default_net().nets if "nets" not in settings else \
