@@ -28,7 +28,11 @@ HEIGHT = 32
 WIDTH = 128
 MODEL_PATH = Path(__file__).resolve().parent / "models" / "cellnet.npz"
 DIGITS_PATH = MODEL_PATH.with_name("digitnet.npz")  # the digit network (ocr/digitnet.py), when there is one ...
-DIGITS_UNSURE = 0.98  # ... asked about a number cell when the first network's best string is less sure than this
+# ... asked about a number cell when the first network's best string is less sure than this (0.98 in
+# rounds 11-12; 0.999 halves the wrong readings at >= 0.95 and, on 879 sheets, the false flags they
+# cause: 9 -> 7 mistake-free sheets, for ~0.03 s a sheet; bench/RESULTS-read.md, round 13)
+DIGITS_UNSURE = 0.999
+DIGITS_UNSURE_UNMARKED = 0.98  # readings stored by rounds 11-12 name the digit network without its threshold
 # The ensemble's other networks read a cell only when the first network's best string is less sure
 # than this (a cascade: on the cells it reads surer, the other networks almost always agree; 879
 # sheets: 0.99 and 0.995 as without it, one false-flagged sheet more at 0.99)
@@ -271,9 +275,12 @@ def reader_version() -> str:
 def _version(nets: list[str], digits: str | None) -> str:
     """A reader's version from its networks' digests: joined by '+'; each network after the first
     marked '-belowENSEMBLE_UNSURE' when it reads only the cells the first is less sure of (round 12's
-    cascade: the same networks read every cell before it); the digit network as 'digits-DIGEST'."""
+    cascade: the same networks read every cell before it); the digit network as 'digits-DIGEST',
+    marked '-belowDIGITS_UNSURE' unless it is asked below 0.98 (as in rounds 11-12, whose stored
+    readings carry no mark)."""
     cascade = f"-below{ENSEMBLE_UNSURE:g}" if ENSEMBLE_UNSURE <= 1.0 else ""
-    return "+".join(nets[:1] + [d + cascade for d in nets[1:]] + ([f"digits-{digits}"] if digits else []))
+    asked = f"-below{DIGITS_UNSURE:g}" if DIGITS_UNSURE != DIGITS_UNSURE_UNMARKED else ""
+    return "+".join(nets[:1] + [d + cascade for d in nets[1:]] + ([f"digits-{digits}{asked}"] if digits else []))
 
 
 def _digits_path() -> Path | None:

@@ -70,8 +70,9 @@ BLANK_REVIEW_BELOW = 0.6
 # 6.0); re-swept for round 10's networks (a further fine-tune) on 879 sheets: 6 -> 280 planted
 # flagged / 14 false-flagged mistake-free sheets, 7 -> 278 / 13, 8 -> 276 / 11; and for round 11's
 # reader (the digit network's second opinion: fewer sure misreads): 8 -> 276 / 6, 6 -> 281 / 9,
-# 5 -> 282 / 11, 4 -> 283 / 12.
-SHEET_TEMP = 6.0
+# 5 -> 282 / 11, 4 -> 283 / 12.  With round 13's reader (the digit network asked below 0.999: fewer
+# sure misreads) 6 -> 282 / 7, 5 -> 284 / 7, 4.5 -> 284 / 8, 4 -> 286 / 8, 3 -> 288 / 13.
+SHEET_TEMP = 5.0
 # A cell whose best candidate is "none of these" but whose proposals together outweigh it (its
 # "none" below this) was read, just not as a value the reader proposed: the arithmetic may supply
 # the value (a review item says so).  "Cannot be read" stays possible there, costing a little more
