@@ -285,7 +285,7 @@ def _version(nets: list[str], digits: str | None) -> str:
 
 def _digits_path() -> Path | None:
     """The digit network this process reads with: the committed one, or none when there is none or
-    RUBBERSCAN_DIGITNET=0 (~0.05 s per sheet faster, less accurate: bench/RESULTS-read.md)."""
+    RUBBERSCAN_DIGITNET=0 (~0.1 s per sheet faster, less accurate: bench/RESULTS-read.md)."""
     wanted = os.environ.get("RUBBERSCAN_DIGITNET", "").strip().lower()
     if wanted not in ("", "0", "1"):
         raise ValueError(f"RUBBERSCAN_DIGITNET must be 0 or 1, not {wanted!r}")
