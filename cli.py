@@ -299,6 +299,10 @@ def run_batch_command(inputs: list[str], out: str, jobs: int = 0, force: bool = 
         print(f"failed: {line}", file=sys.stderr)
     if len(summary.failures) > 50:
         print(f"... and {len(summary.failures) - 50} more failures (see the report)", file=sys.stderr)
+    for line in summary.no_scan[:50]:
+        print(f"no scan: {line}", file=sys.stderr)
+    if len(summary.no_scan) > 50:
+        print(f"... and {len(summary.no_scan) - 50} more e-mails without a scan", file=sys.stderr)
     print(f"rubberscan batch: {summary.line()}", file=sys.stderr)
     if summary.rules_changed:
         print(f"note: house rules changed; run `rubberscan audit {out}` to re-score earlier sheets",

@@ -53,10 +53,12 @@ class ScanInput:
 
 @dataclass
 class Skipped:
-    """Something deliberately not read (a logo, a text attachment...)."""
+    """Something deliberately not read (a logo, a text attachment...), or a whole message with
+    no scan attached (``message``: the organiser wants to know who sent no sheet)."""
 
     source: str
     reason: str
+    message: bool = False
 
 
 @dataclass
@@ -193,6 +195,7 @@ def message_scans(msg: EmailMessage, container: str) -> Iterator[Item]:
     subject = _header(msg, "Subject")
     date = _date(msg)
     used: set[str] = set()
+    found = False  # a scan (or an attachment that failed to decode) came out of this message
     for n, part in enumerate(msg.walk()):
         if part.is_multipart():
             continue
@@ -211,6 +214,7 @@ def message_scans(msg: EmailMessage, container: str) -> Iterator[Item]:
         try:
             data = part.get_payload(decode=True) or b""
         except Exception as exc:  # malformed transfer encoding
+            found = True
             yield InputProblem(source, f"cannot decode attachment: {exc}")
             continue
         reason = None if is_pdf else _too_small(part, data)
@@ -218,9 +222,13 @@ def message_scans(msg: EmailMessage, container: str) -> Iterator[Item]:
             yield Skipped(source, reason)
             continue
         name = _unique(name, used)
+        found = True
         yield ScanInput(source=f"{container} > {name}", name=name,
                         sha256=hashlib.sha256(data).hexdigest(), data=data, sender=sender,
                         subject=subject, date=date, attachment=name, container=container)
+    if not found:
+        said = ", ".join(x for x in (f"from {sender}" if sender else "", repr(subject) if subject else "") if x)
+        yield Skipped(container, "no scan attached" + (f" ({said})" if said else ""), message=True)
 
 
 def _too_small(part: EmailMessage, data: bytes) -> str | None:

@@ -65,6 +65,7 @@ class BatchSummary:
     older_reader: int = 0  # of those, how many were read by other networks than this run's
     duplicates: int = 0  # skipped: same content twice in this run
     skipped: int = 0  # attachments that were not scans (logos...)
+    no_scan: list[str] = field(default_factory=list)  # e-mails with no scan attached: "source: reason"
     seconds: float = 0.0
     interrupted: bool = False
     peak_worker_rss_mb: float = 0.0
@@ -85,6 +86,8 @@ class BatchSummary:
             parts.append(f"{self.duplicates} duplicates")
         if self.skipped:
             parts.append(f"{self.skipped} attachments skipped")
+        if self.no_scan:
+            parts.append(f"{len(self.no_scan)} e-mail{'s' if len(self.no_scan) > 1 else ''} without a scan")
         text = ", ".join(parts) + f" in {self.seconds:.1f} s ({rate:.1f} sheets/min)"
         return ("interrupted: " if self.interrupted else "") + text
 
@@ -160,7 +163,9 @@ def _plan(items: Iterable[Item], ledger: Ledger, force: bool, summary: BatchSumm
     todo: list = []
     seen: set[str] = set()
     for item in items:
-        if isinstance(item, Skipped):
+        if isinstance(item, Skipped) and item.message:
+            summary.no_scan.append(f"{item.source}: {item.reason}")
+        elif isinstance(item, Skipped):
             summary.skipped += 1
         elif isinstance(item, InputProblem):
             todo.append(item)

@@ -59,6 +59,17 @@ def test_failed_inputs_exit_3_and_are_listed(tmp_path, capsys):
     assert "2 already done (--force to redo), 2 of them failed before" in capsys.readouterr().err
 
 
+def test_an_email_without_a_scan_is_listed(tmp_path, capsys):
+    """A saved e-mail with nothing to read is named on stderr (who sent no sheet), not a failure."""
+    eml = tmp_path / "reply.eml"
+    eml.write_text("From: pat@club.example\nSubject: Re: week 12\n\nWe forgot the sheet, sorry!\n")
+    out = tmp_path / "out"
+    assert cli.main(["batch", str(eml), "--out", str(out), "--quiet", "--jobs", "1"]) == 0
+    err = capsys.readouterr().err
+    assert f"no scan: {eml}: no scan attached (from pat@club.example, 'Re: week 12')" in err
+    assert "0 failed, 1 e-mail without a scan" in err
+
+
 def test_audit_and_export_need_a_batch_folder(tmp_path, capsys):
     assert cli.main(["audit", str(tmp_path)]) == 2
     assert cli.main(["export", str(tmp_path)]) == 2

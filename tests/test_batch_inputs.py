@@ -176,6 +176,34 @@ def test_batch_over_traversal_names_writes_only_inside_dir(tmp_path):
     assert new and all(p.is_relative_to(work / "out") for p in new)
 
 
+def test_a_message_without_a_scan_is_named_not_dropped(tmp_path):
+    """An e-mail with no scan attached (chat, or only a signature logo) comes out as one Skipped
+    message naming its sender and subject; one with a scan does not; the batch lists them apart
+    from skipped attachments."""
+    from test_batch_fakes import fake_reader, simple_reconciler
+
+    from batch.runner import BatchOptions, run_batch
+
+    path = tmp_path / "inbox.mbox"
+    box = mailbox.mbox(path)
+    box.add(message("a@x.org", "week 1", [("one.png", "image/png", scan_png(seed=1))]).as_bytes())
+    box.add(message("b@y.org", "see you Tuesday", []).as_bytes())
+    box.add(message("c@z.org", "oops", [("logo.png", "image/png", logo_png(64))]).as_bytes())
+    box.flush()
+    box.close()
+    items = list(collect_inputs([path]))
+    unscanned = [i for i in items if isinstance(i, Skipped) and i.message]
+    assert [(i.source, i.reason) for i in unscanned] == [
+        (f"{path} #2", "no scan attached (from b@y.org, 'see you Tuesday')"),
+        (f"{path} #3", "no scan attached (from c@z.org, 'oops')")]
+    assert [i.source for i in items if isinstance(i, Skipped) and not i.message] == [f"{path} #3 > logo.png"]
+    summary = run_batch(iter([i for i in items if not isinstance(i, ScanInput)]),
+                        BatchOptions(out_dir=tmp_path / "out", jobs=1, progress=False),
+                        reader=fake_reader, reconciler=simple_reconciler)
+    assert summary.no_scan == [f"{i.source}: {i.reason}" for i in unscanned] and summary.skipped == 1
+    assert "2 e-mails without a scan" in summary.line() and "1 attachments skipped" in summary.line()
+
+
 def test_maildir_folder(tmp_path):
     box = mailbox.Maildir(tmp_path / "Mail", create=True)
     box.add(message("d@x.org", "week 3", [("w3.png", "image/png", scan_png(seed=8))]).as_bytes())
