@@ -258,6 +258,14 @@ def add_batch_parsers(sub) -> None:
     p.set_defaults(func=cmd_demo)
 
 
+def _list_on_stderr(label: str, lines: list[str], more: str, limit: int = 50) -> None:
+    """The first ``limit`` of ``lines`` as "label: line", then how many more there are."""
+    for line in lines[:limit]:
+        print(f"{label}: {line}", file=sys.stderr)
+    if len(lines) > limit:
+        print(f"... and {len(lines) - limit} more {more}", file=sys.stderr)
+
+
 def run_batch_command(inputs: list[str], out: str, jobs: int = 0, force: bool = False,
                       timeout: float = 60.0, unfinished: str | None = None,
                       partscore: int | None = None, progress: bool = True) -> int:
@@ -295,14 +303,8 @@ def run_batch_command(inputs: list[str], out: str, jobs: int = 0, force: bool = 
     except KeyboardInterrupt:  # a second Ctrl-C, or one while the inputs were being listed
         print("rubberscan batch: interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED
-    for line in summary.failures[:50]:
-        print(f"failed: {line}", file=sys.stderr)
-    if len(summary.failures) > 50:
-        print(f"... and {len(summary.failures) - 50} more failures (see the report)", file=sys.stderr)
-    for line in summary.no_scan[:50]:
-        print(f"no scan: {line}", file=sys.stderr)
-    if len(summary.no_scan) > 50:
-        print(f"... and {len(summary.no_scan) - 50} more e-mails without a scan", file=sys.stderr)
+    _list_on_stderr("failed", summary.failures, "failures (see the report)")
+    _list_on_stderr("no scan", summary.no_scan, "e-mails without a scan")
     print(f"rubberscan batch: {summary.line()}", file=sys.stderr)
     if summary.rules_changed:
         print(f"note: house rules changed; run `rubberscan audit {out}` to re-score earlier sheets",
