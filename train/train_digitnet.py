@@ -25,7 +25,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from make_digits import CONTEXT  # noqa: E402
-from train_cellnet import fold  # noqa: E402
+from train_cellnet import elastic, fold  # noqa: E402
 
 from ocr.digitnet import WIN, DigitNet  # noqa: E402
 
@@ -35,14 +35,14 @@ SHIFT_Y = 2  # rows a training window may be shifted either way (columns: up to 
 
 
 class Net(nn.Module):
-    def __init__(self) -> None:
+    def __init__(self, channels: tuple[int, ...] = CHANNELS, fc: int = FC) -> None:
         super().__init__()
-        chans = (1,) + CHANNELS
+        chans = (1,) + tuple(channels)
         self.convs = nn.ModuleList([nn.Conv2d(a, b, 3, padding=1, bias=False) for a, b in zip(chans, chans[1:], strict=False)])
-        self.bns = nn.ModuleList([nn.BatchNorm2d(b) for b in CHANNELS])
-        side = WIN // 2 ** len(CHANNELS)
-        self.fc1 = nn.Linear(CHANNELS[-1] * side * side, FC)
-        self.fc2 = nn.Linear(FC, 10)
+        self.bns = nn.ModuleList([nn.BatchNorm2d(b) for b in channels])
+        side = WIN // 2 ** len(channels)
+        self.fc1 = nn.Linear(channels[-1] * side * side, fc)
+        self.fc2 = nn.Linear(fc, 10)
         self.drop = nn.Dropout(0.2)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
@@ -51,7 +51,9 @@ class Net(nn.Module):
         return self.fc2(self.drop(F.relu(self.fc1(x.flatten(1)))))
 
 
-def augment(x: torch.Tensor, g: torch.Generator) -> torch.Tensor:
+def augment(x: torch.Tensor, g: torch.Generator, elastic_amp: float = 0.0) -> torch.Tensor:
+    if elastic_amp:
+        x = elastic(x, g, elastic_amp)
     b = x.shape[0]
     gain = 0.6 + 0.6 * torch.rand(b, 1, 1, 1, generator=g)
     r = torch.rand(b, generator=g)
@@ -92,6 +94,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--lr", type=float, default=3e-3)
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--channels", default=",".join(map(str, CHANNELS)), help="conv channels, one 2x2-pooled block each")
+    ap.add_argument("--fc", type=int, default=FC, help="the hidden fully connected layer's width")
+    ap.add_argument("--mnist-weight", type=float, default=1.0,
+                    help="draw the MNIST hand's digits (the real handwriting) this many times as often as the others")
+    ap.add_argument("--elastic", type=float, default=0.0,
+                    help="elastic distortion of half the training digits, this many pixels (standard deviation; 0: none)")
     args = ap.parse_args(argv)
     torch.manual_seed(args.seed)
     torch.set_num_threads(args.threads)
@@ -102,24 +110,29 @@ def main(argv: list[str] | None = None) -> int:
         wins, digits, kinds, seeds = d["windows"], d["digits"], d["kinds"], d["seeds"]
     assert wins.shape[1:] == (WIN + 2 * CONTEXT,) * 2, wins.shape
     val = seeds % 10 == 0  # train_cellnet.py's split
-    wtr, ytr = wins[~val], digits[~val]
+    wtr, ytr, htr = wins[~val], digits[~val], np.array([k.split("|")[0] for k in kinds[~val]])
     wva, yva, hva = wins[val], digits[val], np.array([k.split("|")[0] for k in kinds[val]])
     print(f"train {len(wtr)} digits, validation {len(wva)}", flush=True)
     zero = np.zeros(len(wva), int)
     xva = batch_inputs(wva, zero, zero)
 
-    net = Net()
+    # an epoch draws len(wtr) digits, the MNIST hand's --mnist-weight times as likely as others
+    weights = None
+    if args.mnist_weight != 1.0:
+        weights = np.where(htr == "mnist", args.mnist_weight, 1.0)
+        weights /= weights.sum()
+    net = Net(tuple(int(c) for c in args.channels.split(",")), args.fc)
     opt = torch.optim.AdamW(net.parameters(), lr=args.lr, weight_decay=1e-4)
     steps = args.epochs * (len(wtr) // args.batch)
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=args.lr, total_steps=steps, pct_start=0.15)
     t0 = time.time()
     for epoch in range(args.epochs):
         net.train()
-        order = rng.permutation(len(wtr))
+        order = rng.permutation(len(wtr)) if weights is None else rng.choice(len(wtr), len(wtr), p=weights)
         for k in range(len(wtr) // args.batch):
             idx = order[k * args.batch:(k + 1) * args.batch]
             xb = augment(batch_inputs(wtr[idx], rng.integers(-CONTEXT, CONTEXT + 1, len(idx)),
-                                      rng.integers(-SHIFT_Y, SHIFT_Y + 1, len(idx))), g)
+                                      rng.integers(-SHIFT_Y, SHIFT_Y + 1, len(idx))), g, args.elastic)
             loss = F.cross_entropy(net(xb), torch.from_numpy(ytr[idx]))
             opt.zero_grad()
             loss.backward()
