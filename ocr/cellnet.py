@@ -66,27 +66,64 @@ class Cut:
     ink: np.ndarray
 
 
+# The second look at a cell the first finds empty (see prepare_cut): writing at least this dark at
+# the cell's 99.5th percentile of ink (a robust "darkest" that one black speck does not set) ...
+FAINT_TOP = 0.1
+# ... whose ink, with dots closed up by a dilation this fraction of the cell's height, makes marks
+# at least this fraction of the cell's height tall
+FAINT_CLOSE = 0.08
+FAINT_TALL = 0.3
+PREPARE_MARK = "look2"  # the reader's version says its cells get this second look (see _version)
+
+
 def prepare_cut(grey: np.ndarray) -> tuple[np.ndarray, Cut | None]:
-    """:func:`prepare`'s input and where it came from (None for an all-zero input)."""
+    """:func:`prepare`'s input and where it came from (None for an all-zero input).
+
+    A cell the first look finds empty gets a second: writing can be faint (a washed-out photo of
+    pencil, darkest ink < 0.2), grey beside one black speck (normalising by the speck hides it), or
+    broken into dots by a fax.  The second look normalises by the 99.5th percentile of the ink and
+    closes dots up before looking for marks tall enough to be writing; isolated specks and fax
+    noise stay empty.  Inputs the first look makes are unchanged (the networks were trained on them).
+    """
     g = np.asarray(grey)
     out = np.zeros((HEIGHT, WIDTH), np.float32)
     if g.ndim != 2 or g.shape[0] < 4 or g.shape[1] < 4:
         return out, None
-    h, w = g.shape
-    ink = (255.0 - g.astype(np.float32)) / 255.0
-    top = float(ink.max())
-    if top < 0.2:
+    h = g.shape[0]
+    raw = (255.0 - g.astype(np.float32)) / 255.0
+    top = float(raw.max())
+    if top >= 0.2:
+        ink = np.clip(raw / max(top, 0.35), 0, 1)
+        mask = (ink > 0.35).astype(np.uint8)
+        n, _, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
+        min_area = max(4.0, 0.008 * h * h)
+        boxes = [stats[i] for i in range(1, n)
+                 if stats[i, cv2.CC_STAT_AREA] >= min_area or stats[i, cv2.CC_STAT_HEIGHT] >= 0.3 * h]
+        if boxes:
+            return _cut_to(ink, boxes, out)
+    robust = float(np.percentile(raw, 99.5))
+    if robust < FAINT_TOP:
         return out, None
-    ink /= max(top, 0.35)
-    np.clip(ink, 0, 1, out=ink)
+    ink = np.clip(raw / robust, 0, 1)
     mask = (ink > 0.35).astype(np.uint8)
-    n, _, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
-    min_area = max(4.0, 0.008 * h * h)
-    keep = [i for i in range(1, n) if stats[i, cv2.CC_STAT_AREA] >= min_area or stats[i, cv2.CC_STAT_HEIGHT] >= 0.3 * h]
-    if not keep:
+    k = max(3, int(round(FAINT_CLOSE * h)) | 1)
+    closed = cv2.dilate(mask, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k)))
+    n, _, stats, _ = cv2.connectedComponentsWithStats(closed, connectivity=8)
+    # the dilation adds k - 1 rows to a mark's height
+    boxes = [stats[i] for i in range(1, n) if stats[i, cv2.CC_STAT_HEIGHT] - (k - 1) >= FAINT_TALL * h]
+    if not boxes:
         return out, None
-    x0 = min(int(stats[i, cv2.CC_STAT_LEFT]) for i in keep)
-    x1 = max(int(stats[i, cv2.CC_STAT_LEFT] + stats[i, cv2.CC_STAT_WIDTH]) for i in keep)
+    pad = k // 2
+    boxes = [np.array([b[0] + pad, b[1] + pad, b[2] - 2 * pad, b[3] - 2 * pad, b[4]]) for b in boxes]
+    return _cut_to(ink, boxes, out)
+
+
+def _cut_to(ink: np.ndarray, boxes: list, out: np.ndarray) -> tuple[np.ndarray, Cut]:
+    """The input made from ``ink`` (0..1) cut to the columns of the writing's boxes (rows of
+    connectedComponentsWithStats' stats), with a margin, scaled to HEIGHT rows into ``out``."""
+    h, w = ink.shape
+    x0 = min(int(b[cv2.CC_STAT_LEFT]) for b in boxes)
+    x1 = max(int(b[cv2.CC_STAT_LEFT] + b[cv2.CC_STAT_WIDTH]) for b in boxes)
     margin = int(round(0.12 * h))
     x0, x1 = max(0, x0 - margin), min(w, x1 + margin)
     crop = ink[:, x0:x1]
@@ -95,8 +132,8 @@ def prepare_cut(grey: np.ndarray) -> tuple[np.ndarray, Cut | None]:
     nw = max(1, min(WIDTH, nw))
     interp = cv2.INTER_AREA if scale < 1 else cv2.INTER_LINEAR
     out[:, :nw] = cv2.resize(crop, (nw, HEIGHT), interpolation=interp)
-    y0 = min(int(stats[i, cv2.CC_STAT_TOP]) for i in keep)
-    y1 = max(int(stats[i, cv2.CC_STAT_TOP] + stats[i, cv2.CC_STAT_HEIGHT]) for i in keep)
+    y0 = min(int(b[cv2.CC_STAT_TOP]) for b in boxes)
+    y1 = max(int(b[cv2.CC_STAT_TOP] + b[cv2.CC_STAT_HEIGHT]) for b in boxes)
     return out, Cut(x0, nw / max(1, crop.shape[1]), y0, y1, ink)
 
 
@@ -277,10 +314,12 @@ def _version(nets: list[str], digits: str | None) -> str:
     marked '-belowENSEMBLE_UNSURE' when it reads only the cells the first is less sure of (round 12's
     cascade: the same networks read every cell before it); the digit network as 'digits-DIGEST',
     marked '-belowDIGITS_UNSURE' unless it is asked below 0.98 (as in rounds 11-12, whose stored
-    readings carry no mark)."""
+    readings carry no mark); last, PREPARE_MARK (readings stored before round 14 carry none: cells the
+    first look at a cell found empty were read as blank)."""
     cascade = f"-below{ENSEMBLE_UNSURE:g}" if ENSEMBLE_UNSURE <= 1.0 else ""
     asked = f"-below{DIGITS_UNSURE:g}" if DIGITS_UNSURE != DIGITS_UNSURE_UNMARKED else ""
-    return "+".join(nets[:1] + [d + cascade for d in nets[1:]] + ([f"digits-{digits}{asked}"] if digits else []))
+    return "+".join(nets[:1] + [d + cascade for d in nets[1:]] + ([f"digits-{digits}{asked}"] if digits else [])
+                    + [PREPARE_MARK])
 
 
 def _digits_path() -> Path | None:

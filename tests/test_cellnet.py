@@ -19,6 +19,7 @@ from ocr.cellnet import (
     ctc_string_probs,
     default_net,
     prepare,
+    prepare_cut,
 )
 from samples.hands import mnist_digits
 
@@ -39,6 +40,41 @@ def test_prepare_cuts_to_the_writing():
     assert x.shape == (HEIGHT, WIDTH) and x.max() == pytest.approx(1.0, abs=0.05)
     assert cols[0] < 10  # moved to the left edge
     assert 25 < cols[-1] < 80  # scaled with the cell height (48 -> 32), not stretched
+
+
+def _written(grey_level: int) -> np.ndarray:
+    cell = np.full((44, 180), 255, np.uint8)
+    cv2.putText(cell, "120", (90, 34), cv2.FONT_HERSHEY_SIMPLEX, 1.0, grey_level, 2)
+    return cell
+
+
+def test_prepare_finds_faint_and_speckled_writing():
+    """Writing the first look found empty (the benchmark's sheets read such cells as blank, 0.995
+    sure): a washed-out photo's pencil, grey writing beside one black speck, fax dots."""
+    faint = _written(210)  # darkest ink 0.18
+    speck = _written(170)  # ink 0.33: below half of the speck's darkness ...
+    speck[5:7, 5:7] = 0  # ... one black speck sets the scale
+    dotted = _written(0)
+    rng = np.random.default_rng(0)
+    dotted[rng.random(dotted.shape) < 0.75] = 255  # a fax keeps a quarter of the ink, in dots
+    for cell in (faint, speck, dotted):
+        x, cut = prepare_cut(cell)
+        assert cut is not None and x.max() > 0.5
+        assert 80 <= cut.x0 <= 95  # cut to the writing (with its margin), not to the speck
+    # the first look is unchanged: a cell it finds writing in keeps exactly its input
+    assert np.array_equal(prepare_cut(_written(0))[0], prepare(_written(0)))
+
+
+def test_prepare_second_look_keeps_noise_empty():
+    cell = np.full((44, 180), 255, np.uint8)
+    rng = np.random.default_rng(1)
+    cell[rng.random(cell.shape) < 0.01] = 0  # scattered fax noise, no writing
+    assert prepare_cut(cell)[1] is None
+    faint = np.full((44, 180), 240, np.uint8)  # a grey wash (a photo's shading) is not writing
+    assert prepare_cut(faint)[1] is None
+    line = np.full((44, 180), 255, np.uint8)
+    line[40:42, :] = 215  # a faint leftover of a ruling (ink 0.16): flat, not tall enough to be writing
+    assert prepare_cut(line)[1] is None
 
 
 def _brute_force(probs: np.ndarray) -> dict[str, float]:
@@ -207,11 +243,11 @@ def test_version_says_when_the_other_networks_read_only_unsure_cells(monkeypatch
 
     a, b = _Frames(["1"]), _Frames(["1"])
     a.digest, b.digest = "aaaa", "bbbb"
-    assert CellReader((a, b)).version == f"aaaa+bbbb-below{ocr.cellnet.ENSEMBLE_UNSURE:g}"
-    assert CellReader((a,)).version == "aaaa"
+    assert CellReader((a, b)).version == f"aaaa+bbbb-below{ocr.cellnet.ENSEMBLE_UNSURE:g}+look2"
+    assert CellReader((a,)).version == "aaaa+look2"
     assert reader_version() == default_net().version and "-below" in reader_version()
     monkeypatch.setattr(ocr.cellnet, "ENSEMBLE_UNSURE", 1.01)
-    assert CellReader((a, b)).version == "aaaa+bbbb"
+    assert CellReader((a, b)).version == "aaaa+bbbb+look2"
     assert not any("-below" in part for part in reader_version().split("+") if not part.startswith("digits-"))
 
 
@@ -223,10 +259,10 @@ def test_version_says_below_what_the_digit_network_is_asked(monkeypatch):
 
     monkeypatch.setattr(ocr.cellnet, "ENSEMBLE_UNSURE", 0.995)
     monkeypatch.setattr(ocr.cellnet, "DIGITS_UNSURE", 0.999)
-    assert _version(["aaaa", "bbbb"], "dddd") == "aaaa+bbbb-below0.995+digits-dddd-below0.999"
+    assert _version(["aaaa", "bbbb"], "dddd") == "aaaa+bbbb-below0.995+digits-dddd-below0.999+look2"
     monkeypatch.setattr(ocr.cellnet, "DIGITS_UNSURE", 0.98)
-    assert _version(["aaaa", "bbbb"], "dddd") == "aaaa+bbbb-below0.995+digits-dddd"
-    assert _version(["aaaa"], None) == "aaaa"
+    assert _version(["aaaa", "bbbb"], "dddd") == "aaaa+bbbb-below0.995+digits-dddd+look2"
+    assert _version(["aaaa"], None) == "aaaa+look2"
 
 
 def test_opencv_dnn_runs_the_same_network():

@@ -166,7 +166,7 @@ def test_digitnet_setting(monkeypatch, fresh_default_net):
     nonsense is refused."""
     from ocr.cellnet import reader_version
 
-    assert default_net().digits is not None and reader_version().split("+")[-1].startswith("digits-")
+    assert default_net().digits is not None and reader_version().split("+")[-2].startswith("digits-")
     monkeypatch.setenv("RUBBERSCAN_DIGITNET", "0")
     without = fresh_default_net()
     assert without.digits is None and without.version == reader_version()
