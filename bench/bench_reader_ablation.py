@@ -12,8 +12,8 @@ This is how the ensemble and the "none of these" changes of round 4 were compare
 A configuration is comma-separated key=value: nets (model files in ocr/models, joined by '+'),
 slope (ocr.read.NONE_SLOPE), sheet (ocr.read.NONE_SHEET), cap (ocr.read.NONE_SHEET_CAP), digits (the
 digit network: a file in ocr/models or a path, "none" to read without it), mix (ocr.digitnet.MIX), unsure (ocr.cellnet.DIGITS_UNSURE),
-ensemble (ocr.cellnet.ENSEMBLE_UNSURE), variant (ocr.digitnet.VARIANT_AT), temp, flag and copy (scoring.reconcile.SHEET_TEMP, FLAG_AT,
-COPY_FLAG_AT; configurations differing only in these share one reading of the cells); "current" is
+ensemble (ocr.cellnet.ENSEMBLE_UNSURE), variant (ocr.digitnet.VARIANT_AT), temp, flag, copy and total (scoring.reconcile.SHEET_TEMP,
+FLAG_AT, COPY_FLAG_AT, TOTAL_FLAG_AT; configurations differing only in these share one reading of the cells); "current" is
 the committed settings.  Beside reconciliation's figures each configuration's reader alone is
 counted as bench_read.py counts it (written numbers read exactly; truth among the first three
 candidates, "none of these" included), so a network can be judged on cached tables in minutes.
@@ -55,6 +55,7 @@ SETTINGS = {
     "unsure": (ocr.cellnet, "DIGITS_UNSURE", True), "ensemble": (ocr.cellnet, "ENSEMBLE_UNSURE", True),
     "variant": (ocr.digitnet, "VARIANT_AT", True), "temp": (scoring.reconcile, "SHEET_TEMP", False),
     "flag": (scoring.reconcile, "FLAG_AT", False), "copy": (scoring.reconcile, "COPY_FLAG_AT", False),
+    "total": (scoring.reconcile, "TOTAL_FLAG_AT", False),
 }
 DEFAULTS = {name: getattr(module, attr) for name, (module, attr, _) in SETTINGS.items()}  # the committed settings
 

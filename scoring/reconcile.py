@@ -45,6 +45,11 @@ REVIEW_MISTAKE_AT = 0.1  # ... one between this and FLAG_AT goes to review inste
 # misread can mimic.  (0.9 until round 6; with a hard sheet's candidates flattened, SHEET_TEMP below,
 # 0.8 flagged more planted copies and no more mistake-free sheets: bench/RESULTS-reconcile.md.)
 COPY_FLAG_AT = 0.8
+# A Total row that disagrees with the last cumulatives is flagged once a mistake is more probable
+# than a misread (0.8 until round 13): a planted wrong total was read 0.90-0.97 sure and still sent to
+# review at 0.58-0.73, while no mistake-free sheet of 626 gets a total flag even at 0.4
+# (bench/RESULTS-reconcile.md, round 14).  Checking it is one number against one column.
+TOTAL_FLAG_AT = 0.5
 DEALER_FLAG_AT = 0.5  # a dealer out of turn more probable than a misread letter is flagged
 SURE_BLANK = 0.9  # an empty row is a missing deal only when its blanks are this sure
 # ... and only when the sheet has at most this many empty rows between written ones: players skip
@@ -404,7 +409,8 @@ def _mistake_flags(hyps: list[Hypothesis], last_deal, flags, review) -> set[tupl
         seen.add(m.key)
         deal = last_deal if m.kind == "total" else m.deal
         p = mass[m.key]
-        flag_at = COPY_FLAG_AT if m.kind == "cumulative" and m.shape == "copy" else FLAG_AT
+        flag_at = COPY_FLAG_AT if m.kind == "cumulative" and m.shape == "copy" else \
+            TOTAL_FLAG_AT if m.kind == "total" else FLAG_AT
         if p >= flag_at and m in hyps[0].mistakes:
             flagged.add(m.key)
             flags.append(Flag(m.kind, _message(m, deal), deal=deal, side=m.side, column=m.column,

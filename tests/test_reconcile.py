@@ -464,6 +464,22 @@ def test_total_row_mistake_against_a_close_misread_goes_to_review():
     assert [(f.side, f.written, f.expected) for f in flags_of(result, "total")] == [("ew", 1560, 1460)]
 
 
+def test_total_row_read_fairly_surely_is_flagged_once_a_mistake_is_likelier_than_a_misread():
+    """A wrong Total row read 0.95 (5 % "none of these"), the cumulatives sure: a mistake ~0.7
+    probable, flagged (round 14: TOTAL_FLAG_AT 0.5; it went to review at 0.8); read only 0.8 sure,
+    the misread is likelier and it goes to review."""
+    reading = sheet(running(SEED_001), total=(990, 1460))
+    reading.total.cells["cum_ew"] = CellReading([(1560, 0.95), (None, 0.05)])
+    result = reconcile(reading, explain=False)
+    assert [(f.side, f.written, f.expected) for f in flags_of(result, "total")] == [("ew", 1560, 1460)]
+    assert not any(r.column == "total_ew" for r in result.review)
+    reading.total.cells["cum_ew"] = CellReading([(1560, 0.8), (None, 0.2)])
+    result = reconcile(reading, explain=False)
+    assert flags_of(result, "total") == []
+    item = next(r for r in result.review if r.column == "total_ew")
+    assert item.reason.startswith("a misread or the players' mistake: Total row") and item.candidates[0][0] == 1460
+
+
 def test_a_lone_miscopied_cumulative_needs_more_evidence_than_a_carried_slip():
     """330 written as 300 on deal 5, read 0.95 (5 % "none of these"). Alone (later rows right
     again) it is exactly what one misread cell looks like: its posterior stays at ~0.72, below the
