@@ -32,6 +32,9 @@ BLANK_PROB = 0.995
 # that did not score); 30 generated sheets: at most 29 %, the misfound ones 50-92 %.
 BLANK_SHEET_SHARE = 0.45
 SUSPECT_BLANK_PROB = 0.5
+# ... and so are they on a sheet where this many cells' writing was found only by prepare_cut's second
+# look (faint, speckled or fax-dotted writing: the cells that look empty there may hold more of it)
+FAINT_SHEET_CELLS = 3
 NOT_TENS_PRIOR = 0.01  # scores are multiples of 10 (soft: a misread last digit still counts)
 LEADING_ZERO_PRIOR = 0.05
 STRAY_DASH_PRIOR = 0.3  # a flat mark beside digits read as a dash and ignored
@@ -71,6 +74,8 @@ def read_table(table: Table, net: CellReader | None = None) -> SheetReading:
 
     numbers = [ci for ci, c in cells if c.key != "dealer"]
     blank_prob = BLANK_PROB if _blank_share(table, numbers, strings) <= BLANK_SHEET_SHARE else SUSPECT_BLANK_PROB
+    if sum(cut is not None and cut.second_look for cut in cuts) >= FAINT_SHEET_CELLS:
+        blank_prob = SUSPECT_BLANK_PROB  # faint or dotted writing: an empty-looking cell may hold more of it
     none_floor = sheet_none_floor(sheet_doubt([strings[ci] for ci in numbers if ci in strings]))
     readings: dict[int, CellReading] = {}
     for ci, cell in cells:
