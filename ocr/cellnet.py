@@ -321,8 +321,8 @@ def _version(nets: list[str], digits: str | None) -> str:
     marked '-belowENSEMBLE_UNSURE' when it reads only the cells the first is less sure of (round 12's
     cascade: the same networks read every cell before it); the digit network as 'digits-DIGEST',
     marked '-belowDIGITS_UNSURE' unless it is asked below 0.98 (as in rounds 11-12, whose stored
-    readings carry no mark); last, PREPARE_MARK (readings stored before round 14 carry none: cells the
-    first look at a cell found empty were read as blank)."""
+    readings carry no mark); last, PREPARE_MARK (readings stored before round 14 carry none: there,
+    cells the first look found empty were read as blank)."""
     cascade = f"-below{ENSEMBLE_UNSURE:g}" if ENSEMBLE_UNSURE <= 1.0 else ""
     asked = f"-below{DIGITS_UNSURE:g}" if DIGITS_UNSURE != DIGITS_UNSURE_UNMARKED else ""
     return "+".join(nets[:1] + [d + cascade for d in nets[1:]] + ([f"digits-{digits}{asked}"] if digits else [])
