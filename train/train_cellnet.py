@@ -117,6 +117,15 @@ def augment(x: torch.Tensor, g: torch.Generator, elastic_amp: float = 0.0) -> to
     return (x + noise).clamp(0, 1)
 
 
+def epoch_order(rng: np.random.Generator, hands: np.ndarray, mnist_weight: float) -> np.ndarray:
+    """One epoch's order of the training examples: a permutation, or -- with ``mnist_weight`` != 1 --
+    len(hands) draws in which the MNIST hand's (the real handwriting's) are that many times as likely."""
+    if mnist_weight == 1.0:
+        return rng.permutation(len(hands))
+    weights = np.where(hands == "mnist", mnist_weight, 1.0)
+    return rng.choice(len(hands), len(hands), p=weights / weights.sum())
+
+
 def ctc_loss(net: Net, x: torch.Tensor, targets: list[list[int]], temp: float = 1.0,
              reduction: str = "mean") -> torch.Tensor:
     logits = net(x) / temp
@@ -243,11 +252,6 @@ def main(argv: list[str] | None = None) -> int:
     xva, yva, hva = images[val], labels[val], hands[val]
     if args.limit:
         xtr, ytr, htr = xtr[: args.limit], ytr[: args.limit], htr[: args.limit]
-    # an epoch draws len(xtr) cells, MNIST-hand cells --mnist-weight times as likely as others
-    weights = None
-    if args.mnist_weight != 1.0:
-        weights = np.where(htr == "mnist", args.mnist_weight, 1.0)
-        weights /= weights.sum()
     print(f"train {len(xtr)} cells, validation {len(xva)} cells", flush=True)
 
     net = load_exported(Path(args.init)) if args.init else Net()
@@ -263,7 +267,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.init:
             for bn in net.bns:
                 bn.eval()
-        order = rng.permutation(len(xtr)) if weights is None else rng.choice(len(xtr), len(xtr), p=weights)
+        order = epoch_order(rng, htr, args.mnist_weight)
         run = 0.0
         for k in range(len(xtr) // args.batch):
             idx = order[k * args.batch:(k + 1) * args.batch]

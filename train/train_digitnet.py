@@ -25,7 +25,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from make_digits import CONTEXT  # noqa: E402
-from train_cellnet import elastic, fold  # noqa: E402
+from train_cellnet import elastic, epoch_order, fold  # noqa: E402
 
 from ocr.digitnet import WIN, DigitNet  # noqa: E402
 
@@ -110,17 +110,13 @@ def main(argv: list[str] | None = None) -> int:
         wins, digits, kinds, seeds = d["windows"], d["digits"], d["kinds"], d["seeds"]
     assert wins.shape[1:] == (WIN + 2 * CONTEXT,) * 2, wins.shape
     val = seeds % 10 == 0  # train_cellnet.py's split
-    wtr, ytr, htr = wins[~val], digits[~val], np.array([k.split("|")[0] for k in kinds[~val]])
-    wva, yva, hva = wins[val], digits[val], np.array([k.split("|")[0] for k in kinds[val]])
+    hands = np.array([k.split("|")[0] for k in kinds])
+    wtr, ytr, htr = wins[~val], digits[~val], hands[~val]
+    wva, yva, hva = wins[val], digits[val], hands[val]
     print(f"train {len(wtr)} digits, validation {len(wva)}", flush=True)
     zero = np.zeros(len(wva), int)
     xva = batch_inputs(wva, zero, zero)
 
-    # an epoch draws len(wtr) digits, the MNIST hand's --mnist-weight times as likely as others
-    weights = None
-    if args.mnist_weight != 1.0:
-        weights = np.where(htr == "mnist", args.mnist_weight, 1.0)
-        weights /= weights.sum()
     net = Net(tuple(int(c) for c in args.channels.split(",")), args.fc)
     opt = torch.optim.AdamW(net.parameters(), lr=args.lr, weight_decay=1e-4)
     steps = args.epochs * (len(wtr) // args.batch)
@@ -128,7 +124,7 @@ def main(argv: list[str] | None = None) -> int:
     t0 = time.time()
     for epoch in range(args.epochs):
         net.train()
-        order = rng.permutation(len(wtr)) if weights is None else rng.choice(len(wtr), len(wtr), p=weights)
+        order = epoch_order(rng, htr, args.mnist_weight)
         for k in range(len(wtr) // args.batch):
             idx = order[k * args.batch:(k + 1) * args.batch]
             xb = augment(batch_inputs(wtr[idx], rng.integers(-CONTEXT, CONTEXT + 1, len(idx)),
