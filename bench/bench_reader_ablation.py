@@ -35,6 +35,7 @@ import cv2
 import ocr.cellnet
 import ocr.digitnet
 import ocr.read
+import scoring.recon_decode
 import scoring.reconcile
 from bench.bench_end_to_end import flagged_right, score_sheet
 from bench.bench_read import NUMBER_KEYS, reading_cells, truth_value
@@ -56,6 +57,9 @@ SETTINGS = {
     "variant": (ocr.digitnet, "VARIANT_AT", True), "temp": (scoring.reconcile, "SHEET_TEMP", False),
     "flag": (scoring.reconcile, "FLAG_AT", False), "copy": (scoring.reconcile, "COPY_FLAG_AT", False),
     "total": (scoring.reconcile, "TOTAL_FLAG_AT", False),
+    "lost": (scoring.recon_decode, "SHAPE_LOST", False), "extra": (scoring.recon_decode, "SHAPE_EXTRA", False),
+    "swap": (scoring.recon_decode, "SHAPE_SWAP", False), "far": (scoring.recon_decode, "SHAPE_FAR", False),
+    "shapepow": (scoring.reconcile, "SHAPE_POWER", False), "digit": (scoring.recon_decode, "SHAPE_DIGIT", False),
 }
 DEFAULTS = {name: getattr(module, attr) for name, (module, attr, _) in SETTINGS.items()}  # the committed settings
 

@@ -78,6 +78,11 @@ BLANK_REVIEW_BELOW = 0.6
 # 5 -> 282 / 11, 4 -> 283 / 12.  With round 13's reader (the digit network asked below 0.999: fewer
 # sure misreads) 6 -> 282 / 7, 5 -> 284 / 7, 4.5 -> 284 / 8, 4 -> 286 / 8, 3 -> 288 / 13.
 SHEET_TEMP = 5.0
+# How much a value's shape (recon_decode.shape_cost: a digit lost, two swapped, ...) counts on a
+# sheet of temperature t: t ** -SHAPE_POWER.  On a faint fax a reader loses and invents digits
+# freely; at 0 the shapes counted fully there and put 2 more false flags on such sheets (879 sheets:
+# planted flagged 293 both ways, false-flagged mistake-free sheets 8 vs 6; at 2: 290 and 6).
+SHAPE_POWER = 1.0
 # A cell whose best candidate is "none of these" but whose proposals together outweigh it (its
 # "none" below this) was read, just not as a value the reader proposed: the arithmetic may supply
 # the value (a review item says so).  "Cannot be read" stays possible there, costing a little more
@@ -222,7 +227,9 @@ def cell_model(cell: CellReading | None, temperature: float = 1.0) -> CellModel:
     options = [Option(v, -math.log(max(p, MIN_P)) + (UNREAD_COST + extra if v is None and len(ranked) > 1 else 0.0))
                for v, p in ranked if p >= MIN_P]
     other = -math.log(max(1.0 - total, MIN_P)) + OTHER_SPREAD
-    return CellModel(options or [Option(None, 0.0)], other_cost=other)
+    read = tuple(sorted(o.value for o in options if o.value))
+    return CellModel(options or [Option(None, 0.0)], other_cost=other, read=read,
+                     shape_scale=temperature ** -SHAPE_POWER if read else 1.0)
 
 
 def _as_int(value) -> int | None:

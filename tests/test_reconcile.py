@@ -660,3 +660,34 @@ def test_two_neighbouring_cells_read_as_no_proposal_are_not_taken_for_a_slip():
     result = reconcile(sheet(rows, probs=probs), explain=False)
     assert flags_of(result, "cumulative") == [] and flags_of(result, "score") == []
     assert {(4, "ns"), (4, "cum_ns")} <= {(r.deal, r.column) for r in result.review}
+
+
+def test_misread_shape():
+    from scoring.recon_decode import misread_shape, shape_cost
+
+    assert misread_shape(2080, 2180) == "digit"
+    assert misread_shape(510, 1510) == "lost" and misread_shape(330, 3030) == "lost"
+    assert misread_shape(1100, 100) == "extra"
+    assert misread_shape(4820, 4280) == "swap" and misread_shape(1640, 1460) == "swap"
+    assert misread_shape(3170, 1460) == "far" and misread_shape(30, 4730) == "far"
+    assert misread_shape(750, 750) == "same"
+    # the closest proposal counts; a blank (0) or no proposal costs nothing extra
+    assert shape_cost((1640, 1480), 1460) == shape_cost((1480,), 1460) < shape_cost((1640,), 1460)
+    assert shape_cost((), 1460) == 0.0 and shape_cost((1640,), 0) == 0.0
+
+
+def test_a_misread_of_a_rare_shape_is_not_believed_as_readily():
+    """A written number the reader reads as a value two swapped digits away is far rarer than one a
+    digit away (bench/RESULTS-reconcile.md, round 15): the same 0.95 reading of a lone miscopied
+    cumulative is flagged when it is 1460's digits swapped, sent to review when one digit differs."""
+    for written, flagged in ((1640, True), (1480, False)):
+        rows = running(SEED_001)
+        ns, ew, cn, _ = rows[5]
+        rows[5] = (ns, ew, cn, written)
+        result = reconcile(sheet(rows, probs={(5, "cum_ew"): [(written, 0.95), (None, 0.05)]}), explain=False)
+        cum = [(f.deal, f.side, f.written, f.expected) for f in flags_of(result, "cumulative")]
+        review = [(r.deal, r.column) for r in result.review]
+        if flagged:
+            assert cum == [(6, "ew", 1640, 1460)] and review == []
+        else:
+            assert cum == [] and review == [(6, "cum_ew")]
