@@ -83,14 +83,18 @@ def shape_cost(read: tuple[int, ...], value: int) -> float:
 
 def slip_like(written: int, expected: int) -> bool:
     """Does ``written`` look like a person's slip for ``expected``: one digit wrong, two
-    neighbouring digits swapped, or off by a single digit's worth up to 2000 (10, 200,
-    1000...)?  A number off by 70000 (an extra leading digit) is more like a misread."""
+    neighbouring digits swapped, a 0 too many or too few, or off by a single digit's worth up
+    to 2000 (10, 200, 1000...)?  A number off by 70000 (an extra leading digit) is more like a
+    misread."""
     if written < 0 or expected < 0:
         return False
     gap = abs(written - expected)
     if len(str(gap).rstrip("0")) == 1 and gap <= 2000:
         return True
     a, b = str(written), str(expected)
+    if abs(len(a) - len(b)) == 1:  # a 0 left out or written twice (600 as 60, 270 as 2700)
+        short, long_ = sorted((a, b), key=len)
+        return any(long_[i] == "0" and long_[:i] + long_[i + 1:] == short for i in range(1, len(long_)))
     if len(a) != len(b):
         return False
     wrong = [i for i in range(len(a)) if a[i] != b[i]]

@@ -227,7 +227,9 @@ def cell_model(cell: CellReading | None, temperature: float = 1.0) -> CellModel:
     options = [Option(v, -math.log(max(p, MIN_P)) + (UNREAD_COST + extra if v is None and len(ranked) > 1 else 0.0))
                for v, p in ranked if p >= MIN_P]
     other = -math.log(max(1.0 - total, MIN_P)) + OTHER_SPREAD
-    read = tuple(sorted(o.value for o in options if o.value))
+    # the shapes were measured where the reader read a number (its best proposal no "none of
+    # these"): where it could not, its proposals say little about what is written
+    read = tuple(sorted(o.value for o in options if o.value)) if ranked and ranked[0][0] is not None else ()
     return CellModel(options or [Option(None, 0.0)], other_cost=other, read=read,
                      shape_scale=temperature ** -SHAPE_POWER if read else 1.0)
 

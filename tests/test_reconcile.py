@@ -674,6 +674,11 @@ def test_misread_shape():
     # the closest proposal counts; a blank (0) or no proposal costs nothing extra
     assert shape_cost((1640, 1480), 1460) == shape_cost((1480,), 1460) < shape_cost((1640,), 1460)
     assert shape_cost((), 1460) == 0.0 and shape_cost((1640,), 0) == 0.0
+    # the shapes count only where the reader read a number, not where "none of these" led
+    from scoring.reconcile import cell_model
+
+    assert cell_model(CellReading([(830, 0.6), (None, 0.3), (80, 0.1)])).read == (80, 830)
+    assert cell_model(CellReading([(None, 0.5), (830, 0.3), (80, 0.2)])).read == ()
 
 
 def test_a_misread_of_a_rare_shape_is_not_believed_as_readily():
@@ -691,3 +696,17 @@ def test_a_misread_of_a_rare_shape_is_not_believed_as_readily():
             assert cum == [(6, "ew", 1640, 1460)] and review == []
         else:
             assert cum == [] and review == [(6, "cum_ew")]
+
+
+def test_a_zero_too_many_is_a_players_slip():
+    """A cumulative written with a 0 too many (270 as 2700) or too few (600 as 60) is a person's
+    slip like a digit off; read 0.97 sure, it is flagged, not explained away as a misread."""
+    from scoring.recon_decode import slip_like
+
+    assert slip_like(60, 600) and slip_like(2700, 270) and slip_like(2070, 270)
+    assert not slip_like(2750, 270) and not slip_like(6, 600)
+    rows = running(SEED_001)
+    ns, ew, _, ce = rows[3]
+    rows[3] = (ns, ew, 2700, ce)
+    result = reconcile(sheet(rows, probs={(3, "cum_ns"): [(2700, 0.97), (None, 0.03)]}), explain=False)
+    assert [(f.deal, f.side, f.written, f.expected) for f in flags_of(result, "cumulative")] == [(4, "ns", 2700, 270)]
