@@ -60,6 +60,7 @@ SETTINGS = {
     "lost": (scoring.recon_decode, "SHAPE_LOST", False), "extra": (scoring.recon_decode, "SHAPE_EXTRA", False),
     "swap": (scoring.recon_decode, "SHAPE_SWAP", False), "far": (scoring.recon_decode, "SHAPE_FAR", False),
     "shapepow": (scoring.reconcile, "SHAPE_POWER", False), "digit": (scoring.recon_decode, "SHAPE_DIGIT", False),
+    "scoreflag": (scoring.reconcile, "SCORE_FLAG_AT", False),
 }
 DEFAULTS = {name: getattr(module, attr) for name, (module, attr, _) in SETTINGS.items()}  # the committed settings
 

@@ -50,6 +50,12 @@ COPY_FLAG_AT = 0.8
 # review at 0.58-0.73, while no mistake-free sheet of 626 gets a total flag even at 0.4
 # (bench/RESULTS-reconcile.md, round 14).  Checking it is one number against one column.
 TOTAL_FLAG_AT = 0.5
+# ... and so is a score no result explains, or an impossible pair on one deal (0.8 until round 15:
+# two planted scores, read 0.83-0.89 sure, stayed in review at 0.78; 879 sheets at 0.8 / 0.7 / 0.6 /
+# 0.5: planted flagged 295 / 297 / 297 / 297, false-flagged mistake-free sheets 6 at each;
+# bench/RESULTS-reconcile.md, round 15).  A cumulative slip carried forward stays at FLAG_AT:
+# 0.7 / 0.6 / 0.5 flag 1 / 2 / 3 more planted slips and 2 more mistake-free sheets.
+SCORE_FLAG_AT = 0.5
 DEALER_FLAG_AT = 0.5  # a dealer out of turn more probable than a misread letter is flagged
 SURE_BLANK = 0.9  # an empty row is a missing deal only when its blanks are this sure
 # ... and only when the sheet has at most this many empty rows between written ones: players skip
@@ -419,7 +425,7 @@ def _mistake_flags(hyps: list[Hypothesis], last_deal, flags, review) -> set[tupl
         deal = last_deal if m.kind == "total" else m.deal
         p = mass[m.key]
         flag_at = COPY_FLAG_AT if m.kind == "cumulative" and m.shape == "copy" else \
-            TOTAL_FLAG_AT if m.kind == "total" else FLAG_AT
+            TOTAL_FLAG_AT if m.kind == "total" else SCORE_FLAG_AT if m.kind == "score" else FLAG_AT
         if p >= flag_at and m in hyps[0].mistakes:
             flagged.add(m.key)
             flags.append(Flag(m.kind, _message(m, deal), deal=deal, side=m.side, column=m.column,

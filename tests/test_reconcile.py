@@ -710,3 +710,18 @@ def test_a_zero_too_many_is_a_players_slip():
     rows[3] = (ns, ew, 2700, ce)
     result = reconcile(sheet(rows, probs={(3, "cum_ns"): [(2700, 0.97), (None, 0.03)]}), explain=False)
     assert [(f.deal, f.side, f.written, f.expected) for f in flags_of(result, "cumulative")] == [(4, "ns", 2700, 270)]
+
+
+def test_a_score_no_result_explains_is_flagged_once_likelier_than_a_misread():
+    """E/W's 1900 on deal 2 (no result scores 1900 there) read 0.8 sure, 1800 0.17; the cumulative
+    1900 read 0.7 sure, 1800 0.27.  A misread score plus a miscopied cumulative explains it with
+    ~0.4 of the probability: flagged (SCORE_FLAG_AT 0.5), and the score still goes to review."""
+    scores = list(SEED_001)
+    scores[1] = (0, 1900)
+    probs = {(1, "ew"): [(1900, 0.8), (1800, 0.17), (None, 0.03)],
+             (1, "cum_ew"): [(1900, 0.7), (1800, 0.27), (None, 0.03)]}
+    result = reconcile(sheet(running(scores), probs=probs), explain=False)
+    assert [(f.deal, f.side, f.written) for f in flags_of(result, "score")] == [(2, "ew", 1900)]
+    assert flags_of(result, "cumulative") == []
+    item = next(r for r in result.review if (r.deal, r.column) == (2, "ew"))
+    assert 0.5 < item.candidates[0][1] < 0.8 and item.candidates[0][0] == 1900
