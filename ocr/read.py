@@ -32,6 +32,9 @@ BLANK_PROB = 0.995
 # that did not score); 30 generated sheets: at most 29 %, the misfound ones 50-92 %.
 BLANK_SHEET_SHARE = 0.45
 SUSPECT_BLANK_PROB = 0.5
+# A winners line that names a pair (winners_hint) and matches the one pair whose names were read
+# less than this names the other pair (seed 70145: "Lee/Stone" against E/W's "Dunn / Grant", 0.19)
+OTHER_PAIR_BELOW = 0.3
 # ... and so are they on a sheet where this many cells' writing was found only by prepare_cut's second
 # look (faint, speckled or fax-dotted writing: the cells that look empty there may hold more of it)
 FAINT_SHEET_CELLS = 3
@@ -219,11 +222,15 @@ def _side_token(text: str) -> str | None:
         return "ns"
     if t in ("ew", "eastwest") or re.fullmatch(r"e\W*w", text.strip().lower()):
         return "ew"
-    return None
+    # "N/S" or "E/W" among other marks ("rs E/w": a stray stroke read as letters)
+    sides = {"ns" if m.group(0).startswith("n") else "ew"
+             for m in re.finditer(r"(?<![a-z])(?:n\s*/\s*s|e\s*/\s*w)(?![a-z])", text.lower())}
+    return sides.pop() if len(sides) == 1 else None
 
 
 def winners_hint(winners: str | None, names: dict[str, str | None]) -> str | None:
-    """"ns"/"ew" when the winners line says N/S or E/W or clearly matches one pair's names."""
+    """"ns"/"ew" when the winners line says N/S or E/W, clearly matches one pair's names, or
+    names a pair and clearly not the only pair whose names were read."""
     if not winners or not winners.strip():
         return None
     side = _side_token(winners)
@@ -238,7 +245,16 @@ def winners_hint(winners: str | None, names: dict[str, str | None]) -> str | Non
     ns, ew = sim(names.get("ns")), sim(names.get("ew"))
     if max(ns, ew) >= 0.5 and abs(ns - ew) >= 0.15:
         return "ns" if ns > ew else "ew"
+    read = [side for side in ("ns", "ew") if names.get(side)]
+    if len(read) == 1 and max(ns, ew) < OTHER_PAIR_BELOW and _names_a_pair(winners):
+        # one pair's names were not read; the winners line names a pair, clearly not the other
+        return "ew" if read == ["ns"] else "ns"
     return _misread_side_token(winners)
+
+
+def _names_a_pair(text: str) -> bool:
+    """Does ``text`` look like two names ("Lee/Stone", "Lee & Stone"): >= 6 letters, a separator?"""
+    return len(re.sub(r"[^a-z]", "", text.lower())) >= 6 and bool(re.search(r"/|&|\band\b", text.lower()))
 
 
 def _misread_side_token(text: str) -> str | None:

@@ -126,6 +126,16 @@ def test_cell_outline_and_source_kept(readings):
         ("Lee", {"ns": None, "ew": None}, None),  # a short name is no side
         ("Ross", {"ns": None, "ew": None}, None),
         (None, {"ns": "Dunn / Scott", "ew": "Nash / Wood"}, None),
+        # "N/S" / "E/W" among stray marks (seed 90075)
+        ("rs E/w", {"ns": None, "ew": "boyle / king"}, "ew"),
+        ("n/s or e/w", {"ns": None, "ew": None}, None),
+        # one pair's names unread: a pair named that is clearly not the other (seed 70145)
+        ("Lee/Stone", {"ns": None, "ew": "Dunn / Grant"}, "ns"),
+        ("Lee & Stone", {"ns": "Dunn / Grant", "ew": None}, "ew"),
+        ("Dunn/Grnt", {"ns": None, "ew": "Dunn / Grant"}, "ew"),
+        ("Lee/Stone", {"ns": None, "ew": None}, None),
+        ("bo hac db", {"ns": None, "ew": "Basa"}, None),  # no pair named
+        ("Lee/Stone", {"ns": "Lee / Stone", "ew": "Leo / Stoner"}, None),  # both read, both alike
     ],
 )
 def test_winners_hint(winners, names, expected):
