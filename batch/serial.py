@@ -55,6 +55,8 @@ def _cell_to_json(cell: CellReading) -> dict:
         out["typed"] = True
     if cell.quad is not None:
         out["quad"] = [[float(x), float(y)] for x, y in cell.quad]
+    if cell.near is not None:
+        out["near"] = {str(int(v)): float(r) for v, r in cell.near.items()}
     return out
 
 
@@ -64,6 +66,7 @@ def _cell_from_json(obj: dict) -> CellReading:
         blank=bool(obj.get("blank", False)),
         typed=bool(obj.get("typed", False)),
         quad=obj.get("quad"),
+        near={int(v): float(r) for v, r in obj["near"].items()} if obj.get("near") is not None else None,
     )
 
 

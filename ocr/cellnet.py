@@ -370,7 +370,7 @@ class CellReader:
         return _version([n.digest for n in self.nets], self.digits.digest if self.digits else None)
 
     def nbest(self, inputs: np.ndarray, allowed: list[str | None], beam: int = 16,
-              cuts: list[Cut | None] | None = None) -> list[list[tuple[str, float]]]:
+              cuts: list[Cut | None] | None = None, first: list[np.ndarray] | None = None) -> list[list[tuple[str, float]]]:
         """The most probable strings of each input with their (averaged) probabilities, best first.
 
         The first network's beam search proposes the strings, each other network adds its best
@@ -380,10 +380,11 @@ class CellReader:
         ENSEMBLE_UNSURE (a cascade: ~0.09 s a sheet saved, figures within one sheet on 879 sheets;
         bench/RESULTS-read.md, round 12).  With the
         inputs' cuts (:func:`prepare_cut`) and a digit network, number strings are also weighed by
-        the digit network's reading of each digit in the cell image itself (ocr/digitnet.py)."""
+        the digit network's reading of each digit in the cell image itself (ocr/digitnet.py).
+        ``first``: the first network's frames of ``inputs``, when already read."""
         from ocr.digitnet import opinions as digit_opinions
 
-        first = self.nets[0].read(inputs)
+        first = self.nets[0].read(inputs) if first is None else first
         proposals = [ctc_nbest(first[i], beam=beam, allowed=allowed[i]) for i in range(len(inputs))]
         # the other networks read the cells the first one is not sure of (None elsewhere)
         ask = [i for i in range(len(inputs)) if not proposals[i] or proposals[i][0][1] < ENSEMBLE_UNSURE]
@@ -412,6 +413,35 @@ class CellReader:
                 mean = opinions[i].reweigh(ss, mean)
             out.append(sorted(zip(ss, mean.tolist(), strict=True), key=lambda kv: -kv[1])[:beam])
         return out
+
+
+# One-digit variants of a cell's best number whose probability under the first network is at least
+# 10 ** NEAR_FLOOR times the best one's are kept (CellReading.near); reconciliation takes the rest as
+# that unlikely.  Of 65 lone miscopied cumulatives read as written, 37 had the value the arithmetic
+# gives at < 1e-6 of the best; of 261 numbers misread one digit off with the truth not proposed,
+# 231 had it at >= 1e-5 (bench/RESULTS-reconcile.md, round 15).
+NEAR_FLOOR = -8.0
+
+
+def variant_odds(log_probs: list[np.ndarray], bests: list[str]) -> list[dict[int, float]]:
+    """For each input's best number string, its one-digit variants' probabilities under the
+    network whose frames ``log_probs`` are, as log10 of their ratio to the best string's, rounded
+    to 0.1; only those >= NEAR_FLOOR.  An input whose best is not a number gets {}."""
+    # (a last 0 stays: every score ends in 0)
+    variants = [[s[:k] + d + s[k + 1:] for k in range(len(s) - s.endswith("0")) for d in "0123456789" if d != s[k]]
+                if s.isdigit() else [] for s in bests]
+    keep = [i for i, v in enumerate(variants) if v]
+    out: list[dict[int, float]] = [{} for _ in bests]
+    if not keep:
+        return out
+    probs = ctc_string_probs([log_probs[i] for i in keep], [[bests[i]] + variants[i] for i in keep])
+    for i, p in zip(keep, probs, strict=True):
+        if p[0] <= 0:
+            continue
+        ratio = np.log10(np.maximum(p[1:], 1e-300) / p[0])
+        out[i] = {int(v): round(float(r), 1) for v, r in zip(variants[i], ratio, strict=True)
+                  if r >= NEAR_FLOOR and not (len(v) > 1 and v[0] == "0")}
+    return out
 
 
 def _scored_where_read(lps: list[np.ndarray | None], strings: list[list[str]]) -> list[np.ndarray | None]:

@@ -16,7 +16,7 @@ from difflib import SequenceMatcher
 
 import numpy as np
 
-from ocr.cellnet import HEIGHT, WIDTH, CellReader, default_net, prepare_cut
+from ocr.cellnet import HEIGHT, WIDTH, CellReader, default_net, prepare_cut, variant_odds
 from ocr.data import DEAL_COLUMNS, Table
 from ocr.printed import read_fields
 from scoring.sheet import Candidate, CellReading, RowReading, SheetReading
@@ -71,9 +71,17 @@ def read_table(table: Table, net: CellReader | None = None) -> SheetReading:
     strings: dict[int, list[tuple[str, float]]] = {}
     # dealer letters: the first network alone (it reads them at 99.8 %, the pair no better);
     # numbers: the whole ensemble
+    near: dict[int, dict[int, float]] = {}
     for reader, symbols, part in ((CellReader(net.nets[:1]), LETTER_SYMBOLS, dealers), (net, NUMBER_SYMBOLS, numbers_in)):
-        found = reader.nbest(inputs[part], [symbols] * len(part), beam=BEAM, cuts=[cuts[k] for k in part]) if part else []
+        if not part:
+            continue
+        first = net.nets[0].read(inputs[part])
+        found = reader.nbest(inputs[part], [symbols] * len(part), beam=BEAM, cuts=[cuts[k] for k in part], first=first)
         strings.update({cells[k][0]: f for k, f in zip(part, found, strict=True)})
+        if symbols == NUMBER_SYMBOLS:
+            # how likely the first network finds each one-digit variant of the best number
+            odds = variant_odds(first, [f[0][0] if f else "" for f in found])
+            near.update({cells[k][0]: o for k, o in zip(part, odds, strict=True)})
 
     numbers = [ci for ci, c in cells if c.key != "dealer"]
     blank_prob = BLANK_PROB if _blank_share(table, numbers, strings) <= BLANK_SHEET_SHARE else SUSPECT_BLANK_PROB
@@ -87,6 +95,7 @@ def read_table(table: Table, net: CellReader | None = None) -> SheetReading:
             readings[ci] = letter_reading(found)
         else:
             readings[ci] = number_reading(found, blank_prob, none_floor)
+            readings[ci].near = near.get(ci)
         readings[ci].quad = np.asarray(cell.quad, float).tolist()
 
     rows: list[RowReading] = []

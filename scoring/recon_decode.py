@@ -42,6 +42,21 @@ SHAPE_LOST = 1.5  # the reader proposes the value with one digit left out (1510 
 SHAPE_EXTRA = 1.0  # ... with one digit more (100 read 1100)
 SHAPE_SWAP = 1.5  # ... with two neighbouring digits swapped
 SHAPE_FAR = 5.0  # ... anything further off (two digits wrong, ...)
+# A value one digit off the reader's best, costed by how likely the reader itself finds it
+# (CellReading.near: log10 of its probability over the best's, under the first network):
+# NEAR_SLOPE nats a decade below NEAR_PIVOT more (above: less), within [NEAR_MIN, NEAR_MAX].
+# Where a lone miscopied cumulative is read as written, the arithmetic's value is mostly below
+# 1e-6 of the best (37 of 65 on 1,079 generated sheets); where a number is misread one digit off
+# (truth not proposed), the truth is mostly above 1e-5 (231 of 261).  Swept on 879 sheets (slope,
+# pivot -> planted flagged / false-flagged mistake-free sheets; without it 298 / 6): 1, -4.3 ->
+# 301 / 6; 1, -4.7 -> 300 / 4; 1, -5.2 -> 300 / 2; 2, -5.2 -> 299 / 3; 1.5, -4.7 -> 300 / 5; no
+# bonus (NEAR_MIN 0) -> 302 / 12.  Seeds 130000-130199, not swept on: 79 -> 80 of 83, false 1 -> 1
+# (bench/RESULTS-reconcile.md, round 15).
+NEAR_SLOPE = 1.0
+NEAR_PIVOT = -5.2
+NEAR_MIN = -2.0
+NEAR_MAX = 3.0
+NEAR_FLOOR = -8.0  # a variant not in CellReading.near is at most this likely (ocr/cellnet.NEAR_FLOOR)
 MIN_P = 1e-4
 BEAM = 10
 PER_TOTALS = 3  # beam nodes kept per pair of running totals (diversity: a misread path that
@@ -119,6 +134,8 @@ class CellModel:
     present: bool = True  # False: the form has no such cell
     read: tuple[int, ...] = ()  # the written numbers the reader proposed (shape_cost)
     shape_scale: float = 1.0  # shape_cost's weight here (less on a hard sheet)
+    best: int | None = None  # the reader's most probable number (near_cost) ...
+    near: dict[int, float] | None = None  # ... and its one-digit variants' odds (CellReading.near)
 
     def __post_init__(self) -> None:
         self.values = {o.value for o in self.options}
@@ -126,11 +143,21 @@ class CellModel:
 
     def other(self, value: int) -> float:
         """The cost of ``value`` when the reader did not propose it."""
-        return self.other_cost + self.shape_scale * shape_cost(self.read, value) if self.read else self.other_cost
+        if not self.read:
+            return self.other_cost
+        if self.near is not None and self.best and value and misread_shape(self.best, value) == "digit":
+            return self.other_cost + self.shape_scale * near_cost(self.near.get(value, NEAR_FLOOR))
+        return self.other_cost + self.shape_scale * shape_cost(self.read, value)
 
     def p(self, value: int) -> float:
         """The reader's own probability of a number ``value`` (0 = blank), as modelled here."""
         return sum(math.exp(-o.cost) for o in self.options if o.value == value)
+
+
+def near_cost(odds: float) -> float:
+    """Extra cost of a value one digit off the reader's best that the reader finds 10 ** odds as
+    likely (see NEAR_SLOPE)."""
+    return min(max(NEAR_SLOPE * (NEAR_PIVOT - odds), NEAR_MIN), NEAR_MAX)
 
 
 @dataclass

@@ -237,7 +237,8 @@ def cell_model(cell: CellReading | None, temperature: float = 1.0) -> CellModel:
     # these"): where it could not, its proposals say little about what is written
     read = tuple(sorted(o.value for o in options if o.value)) if ranked and ranked[0][0] is not None else ()
     return CellModel(options or [Option(None, 0.0)], other_cost=other, read=read,
-                     shape_scale=temperature ** -SHAPE_POWER if read else 1.0)
+                     shape_scale=temperature ** -SHAPE_POWER if read else 1.0,
+                     best=ranked[0][0] if read else None, near=cell.near if read else None)
 
 
 def _as_int(value) -> int | None:

@@ -26,6 +26,9 @@ class CellReading:
     blank: bool = False  # nothing written (reader's own view; blank reads as 0)
     typed: bool = False  # printed/typed text rather than handwriting
     quad: list[list[float]] | None = None  # cell outline on the original scan
+    # one-digit variants of the best number -> log10 of how much less likely the reader finds them
+    # (those it finds at least 1e-8 as likely; ocr/cellnet.variant_odds); None: not measured
+    near: dict[int, float] | None = None
 
     @property
     def best(self) -> object:

@@ -197,3 +197,19 @@ def test_describe_changes_in_words():
         "winners ns -> ew", "totals N/S 990 E/W 960 -> N/S 990 E/W 1460", "flag removed: a",
         "flag added: b", "items to review 0 -> 1", "explanations changed for deal 1"]
     assert describe_changes(old, old) == []
+
+
+def test_stored_reading_keeps_the_readers_variant_odds():
+    """CellReading.near survives the ledger's JSON: measured odds, measured-but-none ({}: every
+    variant below the floor) and not measured (None) are three different things to reconciliation."""
+    from batch.serial import reading_from_json, reading_to_json
+    from scoring.sheet import CellReading, RowReading, SheetReading
+
+    cells = {"cum_ns": CellReading([(1480, 0.95), (None, 0.05)], near={1460: -2.5, 1780: -7.9}),
+             "cum_ew": CellReading([(300, 0.99), (None, 0.01)], near={}),
+             "ns": CellReading([(300, 0.99), (None, 0.01)])}
+    reading = SheetReading("x", [RowReading(1, cells)])
+    back = reading_from_json(json.loads(json.dumps(reading_to_json(reading))))
+    got = back.rows[0].cells
+    assert got["cum_ns"].near == {1460: -2.5, 1780: -7.9}
+    assert got["cum_ew"].near == {} and got["ns"].near is None

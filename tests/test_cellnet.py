@@ -20,6 +20,7 @@ from ocr.cellnet import (
     default_net,
     prepare,
     prepare_cut,
+    variant_odds,
 )
 from samples.hands import mnist_digits
 
@@ -287,3 +288,24 @@ def test_networks_setting(monkeypatch, fresh_default_net):
     monkeypatch.setenv("RUBBERSCAN_NETWORKS", "none")
     with pytest.raises(ValueError, match="RUBBERSCAN_NETWORKS"):
         fresh_default_net()
+
+
+def test_variant_odds_of_a_best_number():
+    """Frames spelling "250" with the "2" doubted as a "7" (0.09 against 0.9): the variant 750 is
+    10 ** -1 as likely as 250, one the frames barely allow (350: 1e-9 against 0.9) falls below
+    NEAR_FLOOR and is left out, and so are variants of the last 0 and with a leading 0."""
+    from ocr.cellnet import NEAR_FLOOR
+
+    def frame(**p):
+        f = np.full(len(ALPHABET) + 1, 1e-9)
+        for ch, q in p.items():
+            f[0 if ch == "blank" else ALPHABET.index(ch[1]) + 1] = q
+        return f / f.sum()
+
+    frames = np.log(np.array([frame(blank=1.0), frame(d2=0.9, d7=0.09, blank=0.01), frame(blank=1.0),
+                              frame(d5=0.999), frame(blank=1.0), frame(d0=0.999), frame(blank=1.0)]))
+    (odds,) = variant_odds([frames], ["250"])
+    assert odds[750] == pytest.approx(-1.0, abs=0.05)
+    assert 350 not in odds and min(odds.values()) >= NEAR_FLOOR
+    assert not any(v % 10 for v in odds) and 50 not in odds  # the last 0 kept; "050" is no number
+    assert variant_odds([frames], [""]) == [{}]  # a blank best: nothing to vary

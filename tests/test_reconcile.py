@@ -725,3 +725,26 @@ def test_a_score_no_result_explains_is_flagged_once_likelier_than_a_misread():
     assert flags_of(result, "cumulative") == []
     item = next(r for r in result.review if (r.deal, r.column) == (2, "ew"))
     assert 0.5 < item.candidates[0][1] < 0.8 and item.candidates[0][0] == 1900
+
+
+def test_the_readers_own_odds_of_the_arithmetics_value_decide_mistake_or_misread():
+    """A lone miscopied cumulative, 1460 written as 1480.  Read 0.95 sure, without the reader's
+    odds of its one-digit variants it goes to review (as above); when the reader found no variant
+    even 1e-8 as likely as 1480 ({}: 1460 among them) it is flagged.  Read 0.99 sure it is
+    flagged without odds; when the reader found 1460 10 ** -2.5 as likely as 1480, a misread is
+    the likelier explanation and the arithmetic's value is shown, for review."""
+
+    def outcome(p, odds):
+        rows = running(SEED_001)
+        ns, ew, cn, _ = rows[5]
+        rows[5] = (ns, ew, cn, 1480)
+        reading = sheet(rows, probs={(5, "cum_ew"): [(1480, p), (None, 1 - p)]})
+        reading.rows[5].cells["cum_ew"].near = odds
+        result = reconcile(reading, explain=False)
+        return ([(f.deal, f.written, f.expected) for f in flags_of(result, "cumulative")],
+                result.rows[5].values["cum_ew"], [(r.deal, r.column) for r in result.review])
+
+    assert outcome(0.95, None) == ([], 1460, [(6, "cum_ew")])
+    assert outcome(0.95, {}) == ([(6, 1480, 1460)], 1480, [])
+    assert outcome(0.99, None) == ([(6, 1480, 1460)], 1480, [])
+    assert outcome(0.99, {1460: -2.5}) == ([], 1460, [(6, "cum_ew")])
