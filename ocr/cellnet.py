@@ -417,9 +417,9 @@ class CellReader:
 
 # One-digit variants of a cell's best number whose probability under the first network is at least
 # 10 ** NEAR_FLOOR times the best one's are kept (CellReading.near); reconciliation takes the rest as
-# that unlikely.  Of 65 lone miscopied cumulatives read as written, 37 had the value the arithmetic
+# that unlikely.  Of 65 lone miscopied cumulatives read as written, 40 had the value the arithmetic
 # gives at < 1e-6 of the best; of 261 numbers misread one digit off with the truth not proposed,
-# 231 had it at >= 1e-5 (bench/RESULTS-reconcile.md, round 15).
+# 243 had it at >= 1e-5 (bench/RESULTS-reconcile.md, round 15).
 NEAR_FLOOR = -8.0
 
 

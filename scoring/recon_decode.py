@@ -46,8 +46,8 @@ SHAPE_FAR = 5.0  # ... anything further off (two digits wrong, ...)
 # (CellReading.near: log10 of its probability over the best's, under the first network):
 # NEAR_SLOPE nats a decade below NEAR_PIVOT more (above: less), within [NEAR_MIN, NEAR_MAX].
 # Where a lone miscopied cumulative is read as written, the arithmetic's value is mostly below
-# 1e-6 of the best (37 of 65 on 1,079 generated sheets); where a number is misread one digit off
-# (truth not proposed), the truth is mostly above 1e-5 (231 of 261).  Swept on 879 sheets (slope,
+# 1e-6 of the best (40 of 65 on 1,079 generated sheets); where a number is misread one digit off
+# (truth not proposed), the truth is mostly above 1e-5 (243 of 261).  Swept on 879 sheets (slope,
 # pivot -> planted flagged / false-flagged mistake-free sheets; without it 298 / 6): 1, -4.3 ->
 # 301 / 6; 1, -4.7 -> 300 / 4; 1, -5.2 -> 300 / 2; 2, -5.2 -> 299 / 3; 1.5, -4.7 -> 300 / 5; no
 # bonus (NEAR_MIN 0) -> 302 / 12.  Seeds 130000-130199, not swept on: 79 -> 80 of 83, false 1 -> 1
