@@ -748,3 +748,21 @@ def test_the_readers_own_odds_of_the_arithmetics_value_decide_mistake_or_misread
     assert outcome(0.95, {}) == ([(6, 1480, 1460)], 1480, [])
     assert outcome(0.99, None) == ([(6, 1480, 1460)], 1480, [])
     assert outcome(0.99, {1460: -2.5}) == ([], 1460, [(6, "cum_ew")])
+
+
+def test_a_hard_sheet_trusts_a_sure_looking_dealer_less():
+    """Deal 4's dealer read S (0.99) where W is due: flagged on an easy sheet; on a sheet whose
+    written numbers the reader read at only 0.8 (temperature ~2) a misread letter explains it as
+    well as a players' mistake, so it goes to review instead."""
+    outcomes = []
+    for hard in (False, True):
+        rows = running(SEED_001)
+        probs = {(i, col): [(v, 0.8), (None, 0.2)] for i, r in enumerate(rows)
+                 for col, v in zip(("ns", "ew", "cum_ns", "cum_ew"), r, strict=True) if v and hard}
+        reading = sheet(rows, probs=probs)
+        reading.rows[3].cells["dealer"] = CellReading([("S", 0.99)])
+        result = reconcile(reading, explain=False)
+        outcomes.append(([(f.deal, f.written, f.expected) for f in flags_of(result, "dealer")],
+                         [(r.deal, r.column) for r in result.review if r.column == "dealer"]))
+    assert outcomes[0] == ([(4, "S", "W")], [])
+    assert outcomes[1] == ([], [(4, "dealer")])
