@@ -299,6 +299,17 @@ def _total_models(total: RowReading | None, temperature: float = 1.0) -> dict[st
 
 
 # ----------------------------------------------------------------------------- rows
+def _overridden(value, p: float, post: list[tuple[object, float]], read) -> list[tuple[object, float]]:
+    """A review item's candidates where the arithmetic overrode the reading: the value shown,
+    then the other values by the same posterior probability (the reader's own reading among them,
+    at 0 when no reading of the whole sheet keeps it) -- one scale, not the reader's and the
+    decoder's mixed."""
+    out = [(value, round(p, 4))] + [(v, round(q, 4)) for v, q in post if v not in (value, None)][:2]
+    if read is not None and read != value and all(v != read for v, _ in out):
+        out.append((read, round(dict(post).get(read, 0.0), 4)))
+    return out
+
+
 def _posteriors(hyps: list[Hypothesis], index: int, col: str) -> list[tuple[object, float]]:
     acc: dict[object, float] = defaultdict(float)
     for h in hyps:
@@ -351,7 +362,7 @@ def _rows(rows, empty, hyps, review, shown) -> list[ReconciledRow]:
                 values[col], conf[col] = value, p
                 reason = (f"read as {cell.best}, but the arithmetic gives {value}" if cell.best is not None
                           else f"hard to read{_maybe(read, value)}; the arithmetic gives {value}")
-                review.append(ReviewItem(row.deal, col, [(value, round(p, 4))] + read, reason))
+                review.append(ReviewItem(row.deal, col, _overridden(value, p, post, cell.best), reason))
             else:
                 values[col], conf[col] = value, p
                 own = _values(cell.candidates)[0] or ({0: 1.0} if cell.blank else {})  # the reader's own
@@ -359,7 +370,7 @@ def _rows(rows, empty, hyps, review, shown) -> list[ReconciledRow]:
                 if sure not in (None, value) and sure_p >= OVERRIDDEN_SURE and own.get(value, 0.0) < OVERRIDDEN_BELOW:
                     # a sure reading replaced by a candidate the reader hardly believed: most often
                     # a misread repaired, but now and then a miscopy the arithmetic undid
-                    review.append(ReviewItem(row.deal, col, [(value, round(p, 4))] + read,
+                    review.append(ReviewItem(row.deal, col, _overridden(value, p, post, sure),
                                              f"read as {sure}, but the arithmetic gives {value}"))
                 elif value == 0 and own.get(0, 0.0) < BLANK_REVIEW_BELOW:
                     # a blank the arithmetic cannot confirm (0 + 0 fits anything that is unknown)

@@ -584,6 +584,10 @@ def test_a_sure_reading_the_arithmetic_overrides_is_reviewed():
     assert result.rows[4].values["cum_ns"] == 330 and flags_of(result, "cumulative") == []
     item = next(r for r in result.review if (r.deal, r.column) == (5, "cum_ns"))
     assert item.reason == "read as 300, but the arithmetic gives 330"
+    # its candidates are on one scale (the posterior): the value shown first, the reading among
+    # the others, together at most 1 (not the reader's 0.965 beside the decoder's 0.9)
+    assert item.candidates[0][0] == 330 and 300 in [v for v, _ in item.candidates[1:]]
+    assert sum(p for _, p in item.candidates) <= 1.0 + 1e-6
     # ... nor one read 0.84 sure with the arithmetic's value at 0.023 (seed 100063, round 9's networks)
     result = reconcile(sheet(lone, probs={(4, "cum_ns"): [(300, 0.84), (200, 0.09), (None, 0.047), (330, 0.023)]}),
                        explain=False)
