@@ -60,6 +60,7 @@ SETTINGS = {
     "lost": (scoring.recon_decode, "SHAPE_LOST", False), "extra": (scoring.recon_decode, "SHAPE_EXTRA", False),
     "swap": (scoring.recon_decode, "SHAPE_SWAP", False), "far": (scoring.recon_decode, "SHAPE_FAR", False),
     "shapepow": (scoring.reconcile, "SHAPE_POWER", False), "digit": (scoring.recon_decode, "SHAPE_DIGIT", False),
+    "oversure": (scoring.reconcile, "OVERRIDDEN_SURE", False),
     "nearslope": (scoring.recon_decode, "NEAR_SLOPE", False), "nearpivot": (scoring.recon_decode, "NEAR_PIVOT", False),
     "nearmin": (scoring.recon_decode, "NEAR_MIN", False), "nearmax": (scoring.recon_decode, "NEAR_MAX", False),
     "scoreflag": (scoring.reconcile, "SCORE_FLAG_AT", False),

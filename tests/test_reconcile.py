@@ -594,6 +594,12 @@ def test_a_sure_reading_the_arithmetic_overrides_is_reviewed():
     assert result.rows[4].values["cum_ns"] == 330 and flags_of(result, "cumulative") == []
     item = next(r for r in result.review if (r.deal, r.column) == (5, "cum_ns"))
     assert item.reason == "read as 300, but the arithmetic gives 330"
+    # ... nor one read only 0.57 sure with the arithmetic's value at 0.023 (seed 90049, round 15)
+    result = reconcile(sheet(lone, probs={(4, "cum_ns"): [(300, 0.57), (200, 0.15), (None, 0.113), (100, 0.09),
+                                                          (330, 0.023)]}), explain=False)
+    assert result.rows[4].values["cum_ns"] == 330 and flags_of(result, "cumulative") == []
+    item = next(r for r in result.review if (r.deal, r.column) == (5, "cum_ns"))
+    assert item.reason == "read as 300, but the arithmetic gives 330"
     # the same repair from a reading that was unsure anyway is no news: no review item
     result = reconcile(sheet(lone, probs={(4, "cum_ns"): [(300, 0.6), (330, 0.3), (None, 0.1)]}), explain=False)
     assert result.rows[4].values["cum_ns"] == 330 and not any(r.deal == 5 for r in result.review)
