@@ -35,7 +35,8 @@ OTHER_SPREAD = 4.5  # an unproposed value: residual mass spread over the plausib
 # each shape (a 4-digit number has ~27 one-digit neighbours, ~36 with a digit more, 3 with one less,
 # 2-3 swaps) against OTHER_SPREAD's ~90 alike, that is about -1, +1.4, +0.8, +1.7 and +5 nats
 # (bench/RESULTS-reconcile.md, round 15).  The one-digit shape keeps OTHER_SPREAD's cost: made
-# cheaper, as measured, it sends to review 20 planted mistakes for 4 false flags fewer.  Scaled by
+# cheaper, as measured, it sends to review 20 planted mistakes for 4 false flags fewer (where the
+# reader's own odds of the value are known, near_cost below prices it instead).  Scaled by
 # 1 / the sheet's temperature (reconcile.SHAPE_POWER): on a hard sheet misreads are wilder.
 SHAPE_DIGIT = 0.0  # the reader proposes the value with one digit wrong
 SHAPE_LOST = 1.5  # the reader proposes the value with one digit left out (1510 read 510)
