@@ -77,7 +77,10 @@ FAINT_TALL = 0.3
 # ... holding at least this many ink pixels (x the cell's height squared): a chain of fax specks in
 # an empty cell holds 0.003-0.009, the sparsest dotted writing on 879 benchmark sheets 0.006-0.011
 FAINT_INK = 0.01
-PREPARE_MARK = "look2"  # the reader's version says its cells get this second look (see _version)
+# The reader's version ends with this (see _version): "look2", its cells get this second look (round
+# 14); "odds", its readings carry their one-digit variants' odds and dealer letters are read by the
+# cascade of cell networks, not the first alone (round 15)
+PREPARE_MARK = "look2-odds"
 
 
 def prepare_cut(grey: np.ndarray) -> tuple[np.ndarray, Cut | None]:
@@ -322,7 +325,7 @@ def _version(nets: list[str], digits: str | None) -> str:
     cascade: the same networks read every cell before it); the digit network as 'digits-DIGEST',
     marked '-belowDIGITS_UNSURE' unless it is asked below 0.98 (as in rounds 11-12, whose stored
     readings carry no mark); last, PREPARE_MARK (readings stored before round 14 carry none: there,
-    cells the first look found empty were read as blank)."""
+    cells the first look found empty were read as blank; round 14's end "+look2")."""
     cascade = f"-below{ENSEMBLE_UNSURE:g}" if ENSEMBLE_UNSURE <= 1.0 else ""
     asked = f"-below{DIGITS_UNSURE:g}" if DIGITS_UNSURE != DIGITS_UNSURE_UNMARKED else ""
     return "+".join(nets[:1] + [d + cascade for d in nets[1:]] + ([f"digits-{digits}{asked}"] if digits else [])

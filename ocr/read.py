@@ -69,10 +69,10 @@ def read_table(table: Table, net: CellReader | None = None) -> SheetReading:
     dealers = [k for k in inked if cells[k][1].key == "dealer"]
     numbers_in = [k for k in inked if cells[k][1].key != "dealer"]
     strings: dict[int, list[tuple[str, float]]] = {}
-    # dealer letters: the first network alone (it reads them at 99.8 %, the pair no better);
-    # numbers: the whole ensemble
+    # dealer letters: the cell networks (the others asked only where the first is unsure, as for
+    # numbers), not the digit network; numbers: the whole ensemble
     near: dict[int, dict[int, float]] = {}
-    for reader, symbols, part in ((CellReader(net.nets[:1]), LETTER_SYMBOLS, dealers), (net, NUMBER_SYMBOLS, numbers_in)):
+    for reader, symbols, part in ((CellReader(net.nets), LETTER_SYMBOLS, dealers), (net, NUMBER_SYMBOLS, numbers_in)):
         if not part:
             continue
         first = net.nets[0].read(inputs[part])

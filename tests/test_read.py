@@ -242,3 +242,23 @@ def test_hard_sheet_raises_the_floor():
     assert floor > NONE_FLOOR and floor == NONE_SHEET_CAP  # 0.3 x 0.2 = 0.06, capped at 0.05
     cell = number_reading([("820", 0.995), ("880", 0.004)], none_floor=floor)
     assert _none(cell) == pytest.approx(floor, rel=0.01) and cell.best == 820
+
+
+def test_dealer_letters_the_first_network_doubts_are_read_by_the_cascade():
+    """Generated sheet 5010 (typed, sent as a fax): the first network reads the typed "E" of deals 8
+    and 12 as "N" 0.99 sure -- two false dealer flags when it read dealers alone.  The second
+    network, asked where the first is below ENSEMBLE_UNSURE as for numbers, reads them "E": averaged,
+    E gets about half, and reconciliation shows E without a dealer flag."""
+    from ocr.pipeline import read_file
+    from samples.generate import generate_sheet
+    from scoring.reconcile import reconcile
+
+    data, truth = generate_sheet(5010)
+    outcome = next(iter(read_file("sheet-5010.png", data=data, name="sheet-5010.png")))
+    reading = read_table(outcome.table)
+    for deal in (8, 12):
+        assert dict(reading.rows[deal - 1].cells["dealer"].candidates).get("E", 0.0) > 0.4
+    result = reconcile(reading, explain=False)
+    assert [f for f in result.flags if f.kind == "dealer"] == []
+    want = {int(c["row"]): c["text"] for c in truth["cells"] if c["key"] == "dealer"}
+    assert [r.values["dealer"] for r in result.rows] == [want[d] for d in range(1, 31)]
