@@ -71,7 +71,7 @@ def read_table(table: Table, net: CellReader | None = None) -> SheetReading:
     strings: dict[int, list[tuple[str, float]]] = {}
     # dealer letters: the cell networks (the others asked only where the first is unsure, as for
     # numbers), not the digit network; numbers: the whole ensemble
-    near: dict[int, dict[int, float]] = {}
+    number_frames: list[np.ndarray] = []  # the first network's frames of the number cells (numbers_in)
     for reader, symbols, part in ((CellReader(net.nets), LETTER_SYMBOLS, dealers), (net, NUMBER_SYMBOLS, numbers_in)):
         if not part:
             continue
@@ -79,9 +79,7 @@ def read_table(table: Table, net: CellReader | None = None) -> SheetReading:
         found = reader.nbest(inputs[part], [symbols] * len(part), beam=BEAM, cuts=[cuts[k] for k in part], first=first)
         strings.update({cells[k][0]: f for k, f in zip(part, found, strict=True)})
         if symbols == NUMBER_SYMBOLS:
-            # how likely the first network finds each one-digit variant of the best number
-            odds = variant_odds(first, [f[0][0] if f else "" for f in found])
-            near.update({cells[k][0]: o for k, o in zip(part, odds, strict=True)})
+            number_frames = first
 
     numbers = [ci for ci, c in cells if c.key != "dealer"]
     blank_prob = BLANK_PROB if _blank_share(table, numbers, strings) <= BLANK_SHEET_SHARE else SUSPECT_BLANK_PROB
@@ -95,8 +93,15 @@ def read_table(table: Table, net: CellReader | None = None) -> SheetReading:
             readings[ci] = letter_reading(found)
         else:
             readings[ci] = number_reading(found, blank_prob, none_floor)
-            readings[ci].near = near.get(ci)
         readings[ci].quad = np.asarray(cell.quad, float).tolist()
+    if numbers_in:
+        # how likely the first network finds each one-digit variant of the number the cell is read
+        # as (the reading's best value, which reconciliation varies -- not the beam's top string,
+        # which the priors may have demoted)
+        best = [readings[cells[k][0]].best for k in numbers_in]
+        odds = variant_odds(number_frames, [str(b) if isinstance(b, int) and b > 0 else "" for b in best])
+        for k, o in zip(numbers_in, odds, strict=True):
+            readings[cells[k][0]].near = o
 
     rows: list[RowReading] = []
     total: RowReading | None = None

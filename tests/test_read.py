@@ -258,6 +258,11 @@ def test_dealer_letters_the_first_network_doubts_are_read_by_the_cascade():
     reading = read_table(outcome.table)
     for deal in (8, 12):
         assert dict(reading.rows[deal - 1].cells["dealer"].candidates).get("E", 0.0) > 0.4
+    # every number's variant odds are about the value it is read as (what reconciliation varies)
+    from scoring.recon_decode import misread_shape
+
+    nears = [c for row in reading.rows for k, c in row.cells.items() if k != "dealer" and c.near]
+    assert nears and all(misread_shape(c.best, v) == "digit" for c in nears for v in c.near)
     result = reconcile(reading, explain=False)
     assert [f for f in result.flags if f.kind == "dealer"] == []
     want = {int(c["row"]): c["text"] for c in truth["cells"] if c["key"] == "dealer"}
