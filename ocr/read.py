@@ -32,12 +32,12 @@ BLANK_PROB = 0.995
 # that did not score); 30 generated sheets: at most 29 %, the misfound ones 50-92 %.
 BLANK_SHEET_SHARE = 0.45
 SUSPECT_BLANK_PROB = 0.5
-# A winners line that names a pair (winners_hint) and matches the one pair whose names were read
-# less than this names the other pair (seed 70145: "Lee/Stone" against E/W's "Dunn / Grant", 0.19)
-OTHER_PAIR_BELOW = 0.3
 # ... and so are they on a sheet where this many cells' writing was found only by prepare_cut's second
 # look (faint, speckled or fax-dotted writing: the cells that look empty there may hold more of it)
 FAINT_SHEET_CELLS = 3
+# A winners line that names a pair (winners_hint) and matches the one pair whose names were read
+# less than this names the other pair (seed 70145: "Lee/Stone" against E/W's "Dunn / Grant", 0.19)
+OTHER_PAIR_BELOW = 0.3
 NOT_TENS_PRIOR = 0.01  # scores are multiples of 10 (soft: a misread last digit still counts)
 LEADING_ZERO_PRIOR = 0.05
 STRAY_DASH_PRIOR = 0.3  # a flat mark beside digits read as a dash and ignored
