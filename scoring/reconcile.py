@@ -210,9 +210,8 @@ def cell_model(cell: CellReading | None, temperature: float = 1.0) -> CellModel:
         return CellModel([Option(None, 0.0)], other_cost=0.0, present=False)
     candidates = cell.candidates
     if temperature != 1.0 and candidates and not _is_blank(cell):
-        flat = [max(float(p), 0.0) ** (1.0 / temperature) for _, p in candidates]
-        scale = sum(max(float(p), 0.0) for _, p in candidates) / (sum(flat) or 1.0)
-        candidates = [(v, q * scale) for (v, _), q in zip(candidates, flat, strict=True)]
+        flat = _flatten([float(p) for _, p in candidates], temperature, sum(max(float(p), 0.0) for _, p in candidates))
+        candidates = [(v, q) for (v, _), q in zip(candidates, flat, strict=True)]
     merged, listed = _values(candidates)
     kept = sum(merged.values())
     if kept <= 0:
@@ -242,6 +241,13 @@ def cell_model(cell: CellReading | None, temperature: float = 1.0) -> CellModel:
     return CellModel(options or [Option(None, 0.0)], other_cost=other, read=read,
                      shape_scale=temperature ** -SHAPE_POWER if read else 1.0,
                      best=ranked[0][0] if read else None, near=cell.near if read else None)
+
+
+def _flatten(ps: list[float], temperature: float, total: float) -> list[float]:
+    """``ps`` (negatives as 0) raised to 1 / ``temperature`` and rescaled to sum to ``total``."""
+    flat = [max(p, 0.0) ** (1.0 / temperature) for p in ps]
+    scale = total / (sum(flat) or 1.0)
+    return [q * scale for q in flat]
 
 
 def _as_int(value) -> int | None:
@@ -532,9 +538,7 @@ def _dealer_flags(rows, empty, out_rows, flags, review, temperature: float = 1.0
             # dotted fax: N read W 0.9997 sure) go to review, no planted dealer mistake does; on the
             # synthetic bench 1 of 14 does (bench/RESULTS-reconcile.md, round 15)
             rest = max(1.0 - sum(probs.values()), 1e-4)
-            flat = {k: max(v, 0.0) ** (1.0 / temperature) for k, v in probs.items()}
-            z = sum(flat.values()) + rest ** (1.0 / temperature)
-            probs = {k: v / z for k, v in flat.items()}
+            probs = dict(zip(probs, _flatten([*probs.values(), rest], temperature, 1.0)[:-1], strict=True))
         cells.append(DealerCell(dict(probs)) if probs else None)
     if not cells:
         return
