@@ -111,11 +111,7 @@ def slip_like(written: int, expected: int) -> bool:
     if abs(len(a) - len(b)) == 1:  # a 0 left out or written twice (600 as 60, 270 as 2700)
         short, long_ = sorted((a, b), key=len)
         return any(long_[i] == "0" and long_[:i] + long_[i + 1:] == short for i in range(1, len(long_)))
-    if len(a) != len(b):
-        return False
-    wrong = [i for i in range(len(a)) if a[i] != b[i]]
-    return len(wrong) == 1 or (len(wrong) == 2 and wrong[1] == wrong[0] + 1
-                               and a[wrong[0]] == b[wrong[1]] and a[wrong[1]] == b[wrong[0]])
+    return len(a) == len(b) and misread_shape(written, expected) in ("digit", "swap")
 
 
 @dataclass(frozen=True)
