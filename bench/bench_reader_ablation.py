@@ -10,7 +10,8 @@ This is how the ensemble and the "none of these" changes of round 4 were compare
         --config "current" --config "slope=0,sheet=0" --config "nets=cellnet.npz,slope=0,sheet=0"
 
 A configuration is comma-separated key=value: nets (model files in ocr/models, joined by '+'),
-slope (ocr.read.NONE_SLOPE), sheet (ocr.read.NONE_SHEET), cap (ocr.read.NONE_SHEET_CAP), digits (the
+slope, sheet, cap (scoring.recon_trust.NONE_SLOPE, NONE_SHEET, NONE_SHEET_CAP: how far reconciliation widens
+the reader's "none of these"), readnone (ocr.read.NONE_FLOOR, the reader's own floor), digits (the
 digit network: a file in ocr/models or a path, "none" to read without it), mix (ocr.digitnet.MIX), unsure (ocr.cellnet.DIGITS_UNSURE),
 ensemble (ocr.cellnet.ENSEMBLE_UNSURE), variant (ocr.digitnet.VARIANT_AT), temp, flag, copy and total (scoring.reconcile.SHEET_TEMP,
 FLAG_AT, COPY_FLAG_AT, TOTAL_FLAG_AT; configurations differing only in these share one reading of the cells); "current" is
@@ -36,6 +37,7 @@ import ocr.cellnet
 import ocr.digitnet
 import ocr.read
 import scoring.recon_decode
+import scoring.recon_trust
 import scoring.reconcile
 from bench.bench_end_to_end import flagged_right, score_sheet
 from bench.bench_read import NUMBER_KEYS, reading_cells, truth_value
@@ -51,8 +53,9 @@ WORK = ROOT / "bench" / "_work"
 # name -> (module, attribute, whether the reader uses it: configurations differing only in the
 # others share one reading of the cells)
 SETTINGS = {
-    "slope": (ocr.read, "NONE_SLOPE", True), "sheet": (ocr.read, "NONE_SHEET", True),
-    "cap": (ocr.read, "NONE_SHEET_CAP", True), "mix": (ocr.digitnet, "MIX", True),
+    "slope": (scoring.recon_trust, "NONE_SLOPE", False), "sheet": (scoring.recon_trust, "NONE_SHEET", False),
+    "cap": (scoring.recon_trust, "NONE_SHEET_CAP", False), "readnone": (ocr.read, "NONE_FLOOR", True),
+    "mix": (ocr.digitnet, "MIX", True),
     "unsure": (ocr.cellnet, "DIGITS_UNSURE", True), "ensemble": (ocr.cellnet, "ENSEMBLE_UNSURE", True),
     "variant": (ocr.digitnet, "VARIANT_AT", True), "temp": (scoring.reconcile, "SHEET_TEMP", False),
     "flag": (scoring.reconcile, "FLAG_AT", False), "copy": (scoring.reconcile, "COPY_FLAG_AT", False),

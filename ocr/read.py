@@ -42,17 +42,11 @@ NOT_TENS_PRIOR = 0.01  # scores are multiples of 10 (soft: a misread last digit 
 LEADING_ZERO_PRIOR = 0.05
 STRAY_DASH_PRIOR = 0.3  # a flat mark beside digits read as a dash and ignored
 MIN_CANDIDATE = 0.005
-NONE_FLOOR = 0.01  # "none of these" keeps at least this share in every written cell
-# ... and at least this fraction of the doubt about the best value: when the best value is
-# only 0.85 sure, the truth is missing from the whole list far more often than 1 % of the time
-# (bench/RESULTS-read.md: unlisted for ~0.3 x (1 - best) of the written cells with the single
-# network of round 3, ~0.15 x with the ensemble; 0.3 is kept -- on the side of review -- because
-# it put fewer false flags on mistake-free sheets at no cost in planted mistakes flagged)
-NONE_SLOPE = 0.3
-# ... and on a sheet whose writing is hard for the reader, this multiple of the sheet's mean doubt
-# (see sheet_doubt), at most NONE_SHEET_CAP: the same confidence is worth less there
-NONE_SHEET = 0.3
-NONE_SHEET_CAP = 0.05
+# "None of these": the share of a written cell's probability the beam did not cover (or gave to
+# strings that are no number) -- calibrated on the read benchmark (bench/RESULTS-read.md round 16:
+# mean 0.59 % against 0.45 % of written cells whose truth is unlisted) -- and at least this.
+# Reconciliation widens it for its own use (scoring/recon_trust.py); until round 16 the reader did.
+NONE_FLOOR = 0.001
 
 
 def read_table(table: Table, net: CellReader | None = None) -> SheetReading:
@@ -85,14 +79,14 @@ def read_table(table: Table, net: CellReader | None = None) -> SheetReading:
     blank_prob = BLANK_PROB if _blank_share(table, numbers, strings) <= BLANK_SHEET_SHARE else SUSPECT_BLANK_PROB
     if sum(cut is not None and cut.second_look for cut in cuts) >= FAINT_SHEET_CELLS:
         blank_prob = SUSPECT_BLANK_PROB  # faint or dotted writing: an empty-looking cell may hold more of it
-    none_floor = sheet_none_floor(sheet_doubt([strings[ci] for ci in numbers if ci in strings]))
+    doubt = sheet_doubt([strings[ci] for ci in numbers if ci in strings])
     readings: dict[int, CellReading] = {}
     for ci, cell in cells:
         found = strings.get(ci, [("", BLANK_PROB)])  # no ink at all: blank
         if cell.key == "dealer":
             readings[ci] = letter_reading(found)
         else:
-            readings[ci] = number_reading(found, blank_prob, none_floor)
+            readings[ci] = number_reading(found, blank_prob)
         readings[ci].quad = np.asarray(cell.quad, float).tolist()
     if numbers_in:
         # how likely the first network finds each one-digit variant of the number the cell is read
@@ -128,7 +122,8 @@ def read_table(table: Table, net: CellReader | None = None) -> SheetReading:
         names=names,
         winners_text=winners_text,
         winners_hint=winners_hint(winners_text, names),
-        meta={"layout": table.layout, "reader": net.version, "cells_read": len(inked),
+        # doubt: how hard this sheet's numbers were to read (reconciliation widens "none of these" by it)
+        meta={"layout": table.layout, "reader": net.version, "cells_read": len(inked), "doubt": doubt,
               "read_cells_s": t1 - t0, "read_text_s": t2 - t1},
     )
 
@@ -168,14 +163,9 @@ def sheet_doubt(found: list[list[tuple[str, float]]]) -> float:
     return sum(doubts) / len(doubts) if doubts else 0.0
 
 
-def sheet_none_floor(doubt: float) -> float:
-    """The "none of these" floor of a sheet's written number cells, from its sheet_doubt."""
-    return min(max(NONE_FLOOR, NONE_SHEET * doubt), NONE_SHEET_CAP)
-
-
-def number_reading(found: list[tuple[str, float]], blank_prob: float = BLANK_PROB,
-                   none_floor: float = NONE_FLOOR) -> CellReading:
-    """A number cell's candidates from its N-best strings (blank, dash and 0 all read 0)."""
+def number_reading(found: list[tuple[str, float]], blank_prob: float = BLANK_PROB) -> CellReading:
+    """A number cell's candidates from its N-best strings (blank, dash and 0 all read 0): up to
+    N_BEST values and "none of these" (None), best first."""
     if _is_blank(found) and blank_prob < BLANK_PROB:
         # on a sheet cut in the wrong place a blank may hide writing: doubt it
         return CellReading(candidates=[(0, blank_prob), (None, 1 - blank_prob)], blank=True)
@@ -200,16 +190,13 @@ def number_reading(found: list[tuple[str, float]], blank_prob: float = BLANK_PRO
     total = sum(values.values()) + none
     if total <= 0:
         return CellReading(candidates=[(None, 1.0)])
-    share = max(none / total, 0.0 if _is_blank(found) else none_floor)
+    share = max(none / total, 0.0 if _is_blank(found) else NONE_FLOOR)
     known = sum(values.values())
-    if known > 0 and not _is_blank(found):
-        best = max(values.values()) / known * (1 - share)
-        share = max(share, NONE_SLOPE * (1 - best))
     cands: list[Candidate] = [(v, q / known * (1 - share)) for v, q in values.items()] if known > 0 else []
+    cands = sorted((c for c in cands if c[1] >= MIN_CANDIDATE), key=lambda c: -c[1])[:N_BEST]
     cands.append((None, share if known > 0 else 1.0))
-    cands = [c for c in cands if c[1] >= MIN_CANDIDATE or c[0] is None]
     cands.sort(key=lambda c: -c[1])
-    return CellReading(candidates=cands[:N_BEST], blank=_is_blank(found))
+    return CellReading(candidates=cands, blank=_is_blank(found))
 
 
 def letter_reading(found: list[tuple[str, float]]) -> CellReading:

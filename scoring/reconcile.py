@@ -26,6 +26,7 @@ from scoring.recon_decode import (
     Option,
     decode,
 )
+from scoring.recon_trust import trusted
 from scoring.sheet import (
     NUMBER_COLUMNS,
     CellReading,
@@ -121,6 +122,7 @@ def reconcile(reading: SheetReading, rules=None, checker: DealChecker | None = N
     slow part: 0.2-1 s a sheet, less once its memo is warm).
     """
     checker = checker or checker_for(rules)
+    reading = trusted(reading)  # "none of these" as wide as reconciliation takes it
     rows = _trim(reading.rows)
     empty = [_is_empty(r) for r in rows]
     temperature = sheet_temperature(reading)
@@ -221,7 +223,7 @@ def cell_model(cell: CellReading | None, temperature: float = 1.0) -> CellModel:
     none_p = merged.get(None, 0.0)
     extra = 0.0
     if none_p and any(v is not None and p > none_p for v, p in merged.items()):
-        # a minor None is the reader's "none of these" (ocr/read.py NONE_FLOOR): some value it
+        # a minor None is the reader's "none of these" (as recon_trust widened it): some value it
         # did not propose, as likely the one the arithmetic implies as any other -- not a cell
         # that cannot be read
         del merged[None]

@@ -1,0 +1,75 @@
+"""How far reconciliation trusts the reader's list of candidates for a written number.
+
+The reader (ocr/read.py) reports, for each written number cell, its candidates and -- as "none of
+these" -- its own estimate of the chance that the truth is none of them: calibrated, the mass its
+beam left uncovered (on the read benchmark's 100 sheets, mean 0.59 % against 0.45 % of written
+cells whose truth is unlisted; bench/RESULTS-read.md, round 16).  Reconciliation takes that chance
+larger before it decodes: a sure misread looks exactly like a lone miscopied cumulative, and "some
+value the reader did not list" is what lets the arithmetic call a reading a misread rather than
+the players' mistake.  How much larger was chosen with the whole product (rounds 4-12: 2-20x the
+real rate put fewer false flags on mistake-free sheets at no cost in planted mistakes flagged);
+until round 16 the reader itself reported it that way, which left its figures deliberately
+miscalibrated and "none of these" crowding the truth out of its top three.
+
+A reading carries the reader's sheet doubt in ``meta["doubt"]`` (the mean doubt about the top
+string of its written number cells); one without it -- made by a reader before round 16, which
+widened "none of these" itself, or by hand -- is taken as it is.  Pure: no I/O.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+from scoring.sheet import NUMBER_COLUMNS, CellReading, RowReading, SheetReading
+
+NONE_FLOOR = 0.01  # "none of these" keeps at least this share in every written cell
+# ... and at least this fraction of the doubt about the best value: when the best value is only
+# 0.85 sure, the truth is missing from the whole list far more often than 1 % of the time
+# (bench/RESULTS-read.md: unlisted for ~0.3 x (1 - best) of the written cells with the single
+# network of round 3, ~0.15 x with the ensemble; 0.3 is kept -- on the side of review -- because it
+# put fewer false flags on mistake-free sheets at no cost in planted mistakes flagged)
+NONE_SLOPE = 0.3
+# ... and on a sheet whose writing is hard for the reader, this multiple of the sheet's doubt, at
+# most NONE_SHEET_CAP: the same confidence is worth less there
+NONE_SHEET = 0.3
+NONE_SHEET_CAP = 0.05
+MIN_CANDIDATE = 0.005  # candidates less likely than this (once widened) are left out ...
+N_BEST = 5  # ... and so are those after the fifth ("none of these" included)
+
+
+def sheet_none_floor(doubt: float) -> float:
+    """The "none of these" floor of a sheet's written number cells, from the reader's sheet doubt."""
+    return min(max(NONE_FLOOR, NONE_SHEET * doubt), NONE_SHEET_CAP)
+
+
+def widened(cell: CellReading, floor: float = NONE_FLOOR) -> CellReading:
+    """``cell`` with "none of these" at least ``floor`` and NONE_SLOPE x the doubt about its best
+    value; its values keep their proportions (those the reader dropped as unlikely included)."""
+    values = [(v, float(p)) for v, p in cell.candidates if v is not None]
+    none = sum(float(p) for v, p in cell.candidates if v is None)
+    kept = 1.0 - none  # the values' share of the reader's whole list
+    if cell.blank or not values or kept <= 0:
+        return cell
+    share = max(none, floor)
+    best = max(p for _, p in values) / kept * (1 - share)
+    share = max(share, NONE_SLOPE * (1 - best))
+    cands = [(v, p / kept * (1 - share)) for v, p in values if p / kept * (1 - share) >= MIN_CANDIDATE]
+    cands.append((None, share))
+    cands.sort(key=lambda c: -c[1])
+    return dataclasses.replace(cell, candidates=cands[:N_BEST])
+
+
+def trusted(reading: SheetReading) -> SheetReading:
+    """``reading`` with every written number cell widened by its sheet's floor (reading.meta's
+    "doubt"); a reading without a doubt is returned as it is."""
+    doubt = reading.meta.get("doubt")
+    if doubt is None:
+        return reading
+    floor = sheet_none_floor(float(doubt))
+
+    def row(r: RowReading) -> RowReading:
+        return dataclasses.replace(r, cells={c: widened(cell, floor) if c in NUMBER_COLUMNS else cell
+                                             for c, cell in r.cells.items()})
+
+    return dataclasses.replace(reading, rows=[row(r) for r in reading.rows],
+                               total=row(reading.total) if reading.total is not None else None)

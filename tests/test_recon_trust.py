@@ -1,0 +1,69 @@
+"""How far reconciliation trusts the reader's list (scoring/recon_trust.py)."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+
+from scoring.recon_trust import (
+    MIN_CANDIDATE,
+    NONE_FLOOR,
+    NONE_SHEET_CAP,
+    NONE_SLOPE,
+    sheet_none_floor,
+    trusted,
+    widened,
+)
+from scoring.reconcile import reconcile
+from scoring.sheet import CellReading, RowReading, SheetReading
+
+
+def _none(cell: CellReading) -> float:
+    return dict(cell.candidates).get(None, 0.0)
+
+
+def test_a_sure_reading_keeps_the_floor_an_unsure_one_a_share_of_its_doubt():
+    sure = widened(CellReading([(820, 0.995), (880, 0.004), (None, 0.001)]))
+    assert _none(sure) == pytest.approx(NONE_FLOOR) and sure.best == 820
+    # the values keep their proportions: 0.995 : 0.004
+    assert dict(sure.candidates)[820] == pytest.approx(0.995 / 0.999 * (1 - NONE_FLOOR))
+    assert 880 not in dict(sure.candidates) or dict(sure.candidates)[880] >= MIN_CANDIDATE
+    unsure = widened(CellReading([(800, 0.86), (880, 0.13), (None, 0.01)]))
+    best = dict(unsure.candidates)[800]
+    assert unsure.best == 800 and _none(unsure) == pytest.approx(NONE_SLOPE * (1 - 0.86 / 0.99 * (1 - NONE_FLOOR)))
+    assert best / dict(unsure.candidates)[880] == pytest.approx(0.86 / 0.13)
+    assert sum(p for _, p in unsure.candidates) == pytest.approx(1.0)
+
+
+def test_blank_and_unreadable_cells_are_left_alone():
+    blank = CellReading([(0, 0.999), (None, 0.0)], blank=True)
+    assert widened(blank) is blank
+    unreadable = CellReading([(None, 1.0)])
+    assert widened(unreadable) is unreadable
+
+
+def _sheet(doubt):
+    cells = {"ns": CellReading([(620, 0.97), (None, 0.03)]), "ew": CellReading([(0, 0.999), (None, 0.001)], blank=True),
+             "cum_ns": CellReading([(620, 0.999), (None, 0.001)]), "cum_ew": CellReading([(0, 1.0)], blank=True)}
+    meta = {} if doubt is None else {"doubt": doubt}
+    return SheetReading("t", [RowReading(1, cells)], meta=meta)
+
+
+def test_the_sheets_doubt_sets_the_floor_and_a_reading_without_one_is_taken_as_it_is():
+    hard = trusted(_sheet(0.4)).rows[0].cells
+    assert _none(hard["cum_ns"]) == pytest.approx(NONE_SHEET_CAP) == sheet_none_floor(0.4)
+    assert _none(hard["ns"]) == pytest.approx(max(NONE_SHEET_CAP, NONE_SLOPE * (1 - 0.97 / 0.97 * (1 - NONE_SHEET_CAP))))
+    assert hard["ew"].candidates == [(0, 0.999), (None, 0.001)]  # blank: as read
+    easy = trusted(_sheet(0.0)).rows[0].cells
+    assert _none(easy["cum_ns"]) == pytest.approx(NONE_FLOOR)
+    old = _sheet(None)  # a reader before round 16 widened its lists itself
+    assert trusted(old) is old
+
+
+def test_reconcile_decides_on_the_widened_lists():
+    """A reading with the reader's doubt is reconciled as its widened copy without one."""
+    sheet = _sheet(0.2)
+    a = reconcile(sheet, explain=False).to_json()
+    b = reconcile(dataclasses.replace(trusted(sheet), meta={}), explain=False).to_json()
+    assert a == b and a["rows"][0]["cum_ns"] == 620
