@@ -149,6 +149,7 @@ def main(argv: list[str] | None = None) -> int:
 
     tallies: dict[str, Tally] = defaultdict(Tally)
     calib = [[0, 0.0, 0] for _ in BINS[:-1]]
+    unlisted = [0, 0.0, 0]  # written number cells: count, sum of "none of these", truth not listed
     times: list[float] = []
     cpu_times: list[float] = []  # this process + its Tesseract children: one core's work
     read_times: list[float] = []
@@ -203,6 +204,10 @@ def main(argv: list[str] | None = None) -> int:
                 tallies[g].add("top3v", want in top3_values)
                 if written:
                     tallies[g].add("written", best == want)
+            if written and cell is not None:
+                unlisted[0] += 1
+                unlisted[1] += sum(p for v, p in cell.candidates if v is None)
+                unlisted[2] += int(want not in [v for v, _ in cell.candidates])
             if cell is not None:
                 conf = cell.confidence
                 b = int(np.searchsorted(BINS, conf, side="right") - 1)
@@ -228,6 +233,9 @@ def main(argv: list[str] | None = None) -> int:
     for (lo, hi), (n, s, ok) in zip(zip(BINS[:-1], BINS[1:], strict=True), calib, strict=True):
         if n:
             print(f"| {lo:.2f}-{min(hi, 1):.2f} | {n} | {s / n:.3f} | {ok / n:.3f} | {n - ok} |")
+    if unlisted[0]:
+        print(f'\n"none of these" (written number cells): mean {unlisted[1] / unlisted[0]:.4f},'
+              f" truth not listed {unlisted[2] / unlisted[0]:.4f} ({unlisted[2]}/{unlisted[0]})")
     if times:
         print(f"\nseconds per sheet ({args.mode}): wall median {statistics.median(times):.3f}, max {max(times):.3f};"
               f" CPU median {statistics.median(cpu_times):.3f}, max {max(cpu_times):.3f}")
