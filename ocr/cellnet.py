@@ -79,8 +79,10 @@ FAINT_TALL = 0.3
 FAINT_INK = 0.01
 # The reader's version ends with this (see _version): "look2", its cells get this second look (round
 # 14); "odds", its readings carry their one-digit variants' odds and dealer letters are read by the
-# cascade of cell networks, not the first alone (round 15)
-PREPARE_MARK = "look2-odds"
+# cascade of cell networks, not the first alone (round 15); "cal", its "none of these" is calibrated
+# and its readings carry the sheet's doubt, by which reconciliation widens it (round 16: readings
+# without the mark carry "none" already widened)
+PREPARE_MARK = "look2-odds-cal"
 
 
 def prepare_cut(grey: np.ndarray) -> tuple[np.ndarray, Cut | None]:
