@@ -428,15 +428,17 @@ class CellReader:
 NEAR_FLOOR = -8.0
 
 
-def variant_odds(log_probs: list[np.ndarray], bests: list[str]) -> list[dict[int, float]]:
+def variant_odds(log_probs: list[np.ndarray], bests: list[str]) -> list[dict[int, float] | None]:
     """For each input's best number string, its one-digit variants' probabilities under the
     network whose frames ``log_probs`` are, as log10 of their ratio to the best string's, rounded
-    to 0.1; only those >= NEAR_FLOOR.  An input whose best is not a number gets {}."""
+    to 0.1; only those >= NEAR_FLOOR ({}: measured, none that likely).  None where nothing was
+    measured: the best is not a number, or that network gives it no probability at all (the
+    string came from another network), so the odds against it say nothing."""
     # (a last 0 stays: every score ends in 0)
     variants = [[s[:k] + d + s[k + 1:] for k in range(len(s) - s.endswith("0")) for d in "0123456789" if d != s[k]]
                 if s.isdigit() else [] for s in bests]
     keep = [i for i, v in enumerate(variants) if v]
-    out: list[dict[int, float]] = [{} for _ in bests]
+    out: list[dict[int, float] | None] = [None for _ in bests]
     if not keep:
         return out
     probs = ctc_string_probs([log_probs[i] for i in keep], [[bests[i]] + variants[i] for i in keep])

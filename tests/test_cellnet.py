@@ -308,4 +308,8 @@ def test_variant_odds_of_a_best_number():
     assert odds[750] == pytest.approx(-1.0, abs=0.05)
     assert 350 not in odds and min(odds.values()) >= NEAR_FLOOR
     assert not any(v % 10 for v in odds) and 50 not in odds  # the last 0 kept; "050" is no number
-    assert variant_odds([frames], [""]) == [{}]  # a blank best: nothing to vary
+    assert variant_odds([frames], [""]) == [None]  # a blank best: nothing measured
+    # a best these frames give no probability at all (another network's string): nothing measured
+    never = frames.copy()
+    never[:, ALPHABET.index("9") + 1] = -np.inf
+    assert variant_odds([never], ["950"]) == [None]
