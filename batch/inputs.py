@@ -59,6 +59,9 @@ class Skipped:
     source: str
     reason: str
     message: bool = False
+    sender: str | None = None  # a message's headers (message=True)
+    subject: str | None = None
+    date: str | None = None
 
 
 @dataclass
@@ -228,7 +231,8 @@ def message_scans(msg: EmailMessage, container: str) -> Iterator[Item]:
                         subject=subject, date=date, attachment=name, container=container)
     if not found:
         said = ", ".join(x for x in (f"from {sender}" if sender else "", repr(subject) if subject else "") if x)
-        yield Skipped(container, "no scan attached" + (f" ({said})" if said else ""), message=True)
+        yield Skipped(container, "no scan attached" + (f" ({said})" if said else ""), message=True,
+                      sender=sender, subject=subject, date=date)
 
 
 def _too_small(part: EmailMessage, data: bytes) -> str | None:

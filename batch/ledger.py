@@ -3,8 +3,9 @@
 Tables: ``scans`` (one per input file, by content hash, with e-mail metadata, status and
 error), ``sheets`` (one per page), ``readings`` (the SheetReading as JSON, every cell's
 candidates, so a sheet can be re-reconciled without its image), ``matches`` (names,
-winners, totals, margin and the full result object), ``flags``, ``reviews``,
-``settings`` (the house rules last used) and ``schema_version``.  Every scan is written
+winners, totals, margin and the full result object), ``flags``, ``reviews``, ``messages``
+(e-mails that brought no scan: who sent no sheet), ``settings`` (the house rules last used)
+and ``schema_version``.  Every scan is written
 in one transaction, so an interrupted batch keeps exactly the scans that finished.
 """
 
@@ -79,6 +80,14 @@ CREATE TABLE IF NOT EXISTS reviews (
     column_name TEXT,
     reason TEXT,
     candidates TEXT
+);
+CREATE TABLE IF NOT EXISTS messages (
+    source TEXT PRIMARY KEY,
+    sender TEXT,
+    subject TEXT,
+    sent_date TEXT,
+    reason TEXT NOT NULL,
+    seen_at TEXT NOT NULL
 );
 CREATE INDEX IF NOT EXISTS flags_sheet ON flags(sheet_id);
 CREATE INDEX IF NOT EXISTS reviews_sheet ON reviews(sheet_id);
@@ -231,6 +240,22 @@ class Ledger:
                                     (sheet.sheet_id, json.dumps(sheet.reading, default=str)))
                 if sheet.result is not None:
                     self._write_result(sheet.sheet_id, sheet.result, rules)
+
+    # ----------------------------------------------------------------- e-mails without a scan
+    def record_message(self, source: str, reason: str, sender: str | None = None,
+                       subject: str | None = None, date: str | None = None) -> None:
+        """An e-mail with no scan attached (one row per source, the latest sighting)."""
+        now = datetime.now(timezone.utc).isoformat(timespec="seconds")
+        with self.db:
+            self.db.execute("INSERT OR REPLACE INTO messages (source, sender, subject, sent_date, reason, seen_at)"
+                            " VALUES (?, ?, ?, ?, ?, ?)", (source, sender, subject, date, reason, now))
+
+    def messages(self) -> list[dict]:
+        """The e-mails without a scan, by date sent then source."""
+        rows = self.db.execute("SELECT source, sender, subject, sent_date, reason, seen_at FROM messages"
+                               " ORDER BY sent_date, source").fetchall()
+        keys = ("source", "sender", "subject", "date", "reason", "seen_at")
+        return [dict(zip(keys, row, strict=True)) for row in rows]
 
     def set_result(self, sheet_id: str, result: dict, rules: dict | None) -> None:
         """Replace a sheet's result (after re-reconciling it), flags and reviews included."""

@@ -33,7 +33,7 @@ def write_scan_outputs(out_dir: Path, ledger: Ledger, record: ScanRecord) -> Non
 
 def write_index(out_dir: Path, ledger: Ledger) -> Path:
     """DIR/report.html from the ledger's current contents."""
-    html = render_index(ledger.sheets(), ledger.counts(), ledger.get_setting("rules"))
+    html = render_index(ledger.sheets(), ledger.counts(), ledger.get_setting("rules"), ledger.messages())
     return atomic_write_text(Path(out_dir) / REPORT_NAME, html)
 
 

@@ -165,6 +165,7 @@ def _plan(items: Iterable[Item], ledger: Ledger, force: bool, summary: BatchSumm
     for item in items:
         if isinstance(item, Skipped) and item.message:
             summary.no_scan.append(f"{item.source}: {item.reason}")
+            ledger.record_message(item.source, item.reason, item.sender, item.subject, item.date)
         elif isinstance(item, Skipped):
             summary.skipped += 1
         elif isinstance(item, InputProblem):

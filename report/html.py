@@ -240,8 +240,10 @@ def _deal_key(deal: object) -> tuple[int, str]:
 
 
 # --------------------------------------------------------------------------- index
-def render_index(sheets: Iterable[LedgerSheet], counts: dict[str, int], rules: dict | None) -> str:
-    """The batch's front page: every match, then every failure with its reason."""
+def render_index(sheets: Iterable[LedgerSheet], counts: dict[str, int], rules: dict | None,
+                 messages: Iterable[dict] = ()) -> str:
+    """The batch's front page: every match, then every failure with its reason, then the e-mails
+    that brought no scan (``messages``: batch.ledger.Ledger.messages)."""
     sheets = list(sheets)
     sheets.sort(key=lambda s: (s.date or "", s.source, s.page))
     ok = [s for s in sheets if s.status == "ok" and s.result]
@@ -273,6 +275,14 @@ def render_index(sheets: Iterable[LedgerSheet], counts: dict[str, int], rules: d
                      f"<th class=\"l\">Reason</th></tr>{rows}</table>")
     else:
         parts.append("<p>None.</p>")
+    messages = list(messages)
+    if messages:
+        rows = "".join(
+            f'<tr><td class="l">{e(m.get("sender"))}</td><td class="l">{e(m.get("subject"))}</td>'
+            f'<td class="l">{e(m.get("date"))}</td><td class="l">{e(m.get("source"))}</td></tr>' for m in messages)
+        parts.append("<h2>E-mails without a scan</h2>"
+                     "<table><tr><th class=\"l\">From</th><th class=\"l\">Subject</th><th class=\"l\">Date</th>"
+                     f"<th class=\"l\">File</th></tr>{rows}</table>")
     return page("rubberscan results", "\n".join(parts))
 
 
