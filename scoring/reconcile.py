@@ -641,7 +641,9 @@ def _totals(best: Hypothesis | None, out_rows, empty: list[bool]) -> tuple[dict,
 
 
 def _total_review(hyps: list[Hypothesis], best: Hypothesis | None, total: RowReading | None, review) -> None:
-    """Total-row cells the reader could not read, or read differently from what ``best`` shows."""
+    """Total-row cells the reader could not read, or read differently from what ``best`` shows;
+    where the cumulatives overrode the reading, the candidates are the values shown by the
+    readings of the whole sheet, by their probability (one scale, as _overridden)."""
     if best is None or total is None:
         return
     for side, (value, source, *_rest) in best.totals.items():
@@ -649,14 +651,21 @@ def _total_review(hyps: list[Hypothesis], best: Hypothesis | None, total: RowRea
         read = [(v, round(float(p), 4)) for v, p in (cell.candidates if cell else []) if v is not None]
         if source == "none":
             review.append(ReviewItem(None, "total_" + side, read, "Total row could not be read"))
-        elif source == "inferred":
-            review.append(ReviewItem(None, "total_" + side, [(value, 1.0)] + read,
-                                     f"Total row read as {_best_read(cell)}, but the cumulatives give {value}"))
-        elif cell is not None and value != cell_model(cell).options[0].value:
+        elif source == "inferred" or (cell is not None and value != cell_model(cell).options[0].value):
             # a less likely candidate chosen because the cumulatives agree with it: never silently
-            p = sum(h.weight for h in hyps if h.totals.get(side, (None,))[0] == value)
-            review.append(ReviewItem(None, "total_" + side, [(value, round(p, 4))] + read,
+            post = _total_posteriors(hyps, side)
+            review.append(ReviewItem(None, "total_" + side,
+                                     _overridden(value, dict(post).get(value, 0.0), post, cell.best if cell else None),
                                      f"Total row read as {_best_read(cell)}, but the cumulatives give {value}"))
+
+
+def _total_posteriors(hyps: list[Hypothesis], side: str) -> list[tuple[object, float]]:
+    """The Total row's shown value for ``side`` by the summed weight of the readings showing it."""
+    acc: dict[object, float] = defaultdict(float)
+    for h in hyps:
+        if side in h.totals:
+            acc[h.totals[side][0]] += h.weight
+    return sorted(acc.items(), key=lambda vp: -vp[1])
 
 
 def _winner_flag(winners, final, flags) -> None:

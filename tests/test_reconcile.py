@@ -388,6 +388,11 @@ def test_total_row_repaired_by_a_less_likely_candidate_is_reviewed():
     assert result.totals["ew"] == 1460 and flags_of(result, "total") == []
     item = next(r for r in result.review if r.column == "total_ew")
     assert "read as 1560" in item.reason and item.candidates[0][0] == 1460
+    # one scale (the readings of the whole sheet), each value once -- not the posterior of 1460
+    # followed by the reader's 0.96 / 0.02 (seed 110132 listed 3180 twice, at 0.98 and 0.05)
+    values = [v for v, _ in item.candidates]
+    assert len(values) == len(set(values)) and 1560 in values
+    assert sum(p for _, p in item.candidates) <= 1.0 + 1e-6
 
 
 def test_two_confident_misreads_in_a_row_are_not_taken_for_two_mistakes():
