@@ -10,7 +10,7 @@ This is how the ensemble and the "none of these" changes of round 4 were compare
         --config "current" --config "slope=0,sheet=0" --config "nets=cellnet.npz,slope=0,sheet=0"
 
 A configuration is comma-separated key=value: nets (model files in ocr/models, joined by '+'),
-slope, sheet, cap (scoring.recon_trust.NONE_SLOPE, NONE_SHEET, NONE_SHEET_CAP: how far reconciliation widens
+slope, sheet, cap, floor (scoring.recon_trust.NONE_SLOPE, NONE_SHEET, NONE_SHEET_CAP, NONE_FLOOR: how far reconciliation widens
 the reader's "none of these"), readnone (ocr.read.NONE_FLOOR, the reader's own floor), digits (the
 digit network: a file in ocr/models or a path, "none" to read without it), mix (ocr.digitnet.MIX), unsure (ocr.cellnet.DIGITS_UNSURE),
 ensemble (ocr.cellnet.ENSEMBLE_UNSURE), variant (ocr.digitnet.VARIANT_AT), temp, flag, copy and total (scoring.reconcile.SHEET_TEMP,
@@ -54,7 +54,8 @@ WORK = ROOT / "bench" / "_work"
 # others share one reading of the cells)
 SETTINGS = {
     "slope": (scoring.recon_trust, "NONE_SLOPE", False), "sheet": (scoring.recon_trust, "NONE_SHEET", False),
-    "cap": (scoring.recon_trust, "NONE_SHEET_CAP", False), "readnone": (ocr.read, "NONE_FLOOR", True),
+    "cap": (scoring.recon_trust, "NONE_SHEET_CAP", False), "floor": (scoring.recon_trust, "NONE_FLOOR", False),
+    "readnone": (ocr.read, "NONE_FLOOR", True),
     "mix": (ocr.digitnet, "MIX", True),
     "unsure": (ocr.cellnet, "DIGITS_UNSURE", True), "ensemble": (ocr.cellnet, "ENSEMBLE_UNSURE", True),
     "variant": (ocr.digitnet, "VARIANT_AT", True), "temp": (scoring.reconcile, "SHEET_TEMP", False),
