@@ -14,7 +14,8 @@ slope, sheet, cap, floor (scoring.recon_trust.NONE_SLOPE, NONE_SHEET, NONE_SHEET
 the reader's "none of these"), readnone (ocr.read.NONE_FLOOR, the reader's own floor), digits (the
 digit network: a file in ocr/models or a path, "none" to read without it), mix (ocr.digitnet.MIX), unsure (ocr.cellnet.DIGITS_UNSURE),
 ensemble (ocr.cellnet.ENSEMBLE_UNSURE), variant (ocr.digitnet.VARIANT_AT), temp, flag, copy and total (scoring.reconcile.SHEET_TEMP,
-FLAG_AT, COPY_FLAG_AT, TOTAL_FLAG_AT; configurations differing only in these share one reading of the cells); "current" is
+FLAG_AT, COPY_FLAG_AT, TOTAL_FLAG_AT) and the other keys of SETTINGS below (reconciliation's constants; configurations
+differing only in reconciliation's settings share one reading of the cells); "current" is
 the committed settings.  Beside reconciliation's figures each configuration's reader alone is
 counted as bench_read.py counts it (written numbers read exactly; truth among the first three
 candidates, "none of these" included), so a network can be judged on cached tables in minutes.
@@ -68,6 +69,7 @@ SETTINGS = {
     "nearslope": (scoring.recon_decode, "NEAR_SLOPE", False), "nearpivot": (scoring.recon_decode, "NEAR_PIVOT", False),
     "nearmin": (scoring.recon_decode, "NEAR_MIN", False), "nearmax": (scoring.recon_decode, "NEAR_MAX", False),
     "scoreflag": (scoring.reconcile, "SCORE_FLAG_AT", False),
+    "costtotal": (scoring.recon_decode, "COST_TOTAL", False), "costcum": (scoring.recon_decode, "COST_CUMULATIVE", False),
 }
 DEFAULTS = {name: getattr(module, attr) for name, (module, attr, _) in SETTINGS.items()}  # the committed settings
 
