@@ -53,7 +53,8 @@ def widened(cell: CellReading, floor: float = NONE_FLOOR) -> CellReading:
     share = max(none, floor)
     best = max(p for _, p in values) / kept * (1 - share)
     share = max(share, NONE_SLOPE * (1 - best))
-    cands = [(v, p / kept * (1 - share)) for v, p in values if p / kept * (1 - share) >= MIN_CANDIDATE]
+    scale = (1 - share) / kept
+    cands = [(v, p * scale) for v, p in values if p * scale >= MIN_CANDIDATE]
     cands.append((None, share))
     cands.sort(key=lambda c: -c[1])
     return dataclasses.replace(cell, candidates=cands[:N_BEST])

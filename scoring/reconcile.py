@@ -321,12 +321,13 @@ def _overridden(value, p: float, post: list[tuple[object, float]], read) -> list
     return out
 
 
-def _posteriors(hyps: list[Hypothesis], index: int, col: str) -> list[tuple[object, float]]:
+def _posteriors(chosen) -> list[tuple[object, float]]:
+    """The values the readings of the whole sheet show in one place -- ``chosen``: (that place's
+    choice in a reading, or None; the reading's weight) -- each by the summed weight showing it."""
     acc: dict[object, float] = defaultdict(float)
-    for h in hyps:
-        cell = h.cells[index].get(col)
-        if cell is not None:
-            acc[cell[0]] += h.weight
+    for choice, weight in chosen:
+        if choice is not None:
+            acc[choice[0]] += weight
     return sorted(acc.items(), key=lambda vp: -vp[1])
 
 
@@ -358,7 +359,7 @@ def _rows(rows, empty, hyps, review, shown) -> list[ReconciledRow]:
                 continue
             value, source = shown.cells[i][col][:2]
             implied = shown.cells[i][col][2] if len(shown.cells[i][col]) > 2 else None
-            post = _posteriors(hyps, i, col)
+            post = _posteriors((h.cells[i].get(col), h.weight) for h in hyps)
             p = dict(post).get(value, 0.0)
             read = [(v, round(p_, 4)) for v, p_ in (cell.candidates if cell else [])]
             if cell is None:
@@ -653,19 +654,10 @@ def _total_review(hyps: list[Hypothesis], best: Hypothesis | None, total: RowRea
             review.append(ReviewItem(None, "total_" + side, read, "Total row could not be read"))
         elif source == "inferred" or (cell is not None and value != cell_model(cell).options[0].value):
             # a less likely candidate chosen because the cumulatives agree with it: never silently
-            post = _total_posteriors(hyps, side)
+            post = _posteriors((h.totals.get(side), h.weight) for h in hyps)
             review.append(ReviewItem(None, "total_" + side,
                                      _overridden(value, dict(post).get(value, 0.0), post, cell.best if cell else None),
                                      f"Total row read as {_best_read(cell)}, but the cumulatives give {value}"))
-
-
-def _total_posteriors(hyps: list[Hypothesis], side: str) -> list[tuple[object, float]]:
-    """The Total row's shown value for ``side`` by the summed weight of the readings showing it."""
-    acc: dict[object, float] = defaultdict(float)
-    for h in hyps:
-        if side in h.totals:
-            acc[h.totals[side][0]] += h.weight
-    return sorted(acc.items(), key=lambda vp: -vp[1])
 
 
 def _winner_flag(winners, final, flags) -> None:
