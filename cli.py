@@ -305,6 +305,7 @@ def run_batch_command(inputs: list[str], out: str, jobs: int = 0, force: bool = 
         return EXIT_INTERRUPTED
     _list_on_stderr("failed", summary.failures, "failures (see the report)")
     _list_on_stderr("no scan", summary.no_scan, "e-mails without a scan")
+    _list_on_stderr("scan again", summary.rescan, "sheets to scan again")
     print(f"rubberscan batch: {summary.line()}", file=sys.stderr)
     if summary.rules_changed:
         print(f"note: house rules changed; run `rubberscan audit {out}` to re-score earlier sheets",

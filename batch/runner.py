@@ -59,6 +59,7 @@ class BatchSummary:
     sheets: int = 0  # sheets read
     flagged: int = 0
     review: int = 0
+    rescan: list[str] = field(default_factory=list)  # sheets read whose scan is too poor to read well
     failed: int = 0  # scans or pages that could not be read
     already: int = 0  # skipped: already in the ledger
     failed_before: int = 0  # of those, how many failed when they were processed
@@ -76,6 +77,8 @@ class BatchSummary:
         rate = self.sheets / self.seconds * 60 if self.seconds > 0 else 0.0
         parts = [f"{self.sheets} sheets read", f"{self.flagged} flagged", f"{self.review} to review",
                  f"{self.failed} failed"]
+        if self.rescan:
+            parts.append(f"{len(self.rescan)} to scan again (writing too faint to read: listed in the report)")
         if self.already:
             parts.append(f"{self.already} already done (--force to redo)")
         if self.failed_before:
@@ -205,6 +208,8 @@ def _commit(ledger: Ledger, out_dir: Path, record: ScanRecord, rules: dict | Non
             summary.sheets += 1
             summary.flagged += bool(sheet.result.get("flags"))
             summary.review += bool(sheet.result.get("review"))
+            if sheet.result.get("rescan"):
+                summary.rescan.append(f"{record.source}" + (f" page {sheet.page + 1}" if sheet.page else ""))
 
 
 class _InterruptGuard:

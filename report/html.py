@@ -104,6 +104,8 @@ def render_sheet(sheet: LedgerSheet, image_b64: str | None) -> str:
         parts.append(f'<p class="fail">Could not read this sheet: {e(sheet.error)}</p>')
         return page(title, "\n".join(parts))
     flagged, review = flagged_cells(result), review_cells(result)
+    if result.get("rescan"):
+        parts.append(f'<p class="fail">Ask for a better scan: {e(result["rescan"])}</p>')
     parts.append(_summary_line(result))
     parts.append(_picture(sheet, image_b64, flagged, review))
     parts.append(_table(result, flagged, review))
@@ -248,12 +250,14 @@ def render_index(sheets: Iterable[LedgerSheet], counts: dict[str, int], rules: d
     sheets.sort(key=lambda s: (s.date or "", s.source, s.page))
     ok = [s for s in sheets if s.status == "ok" and s.result]
     failed = [s for s in sheets if not (s.status == "ok" and s.result)]
+    rescan = sum(bool(s.result.get("rescan")) for s in ok)
     rules_text = (f"unfinished rubber bonus: {rules.get('unfinished')}, part-score bonus "
                   f"{rules.get('partscore')}" if rules else "the scoring core's defaults")
     parts = [
         "<h1>rubberscan results</h1>",
         f"<p>{counts.get('sheets', 0)} sheets read, {counts.get('flagged', 0)} with flags, "
-        f"{counts.get('review', 0)} to review, {counts.get('failed', 0)} failed. "
+        f"{counts.get('review', 0)} to review, {counts.get('failed', 0)} failed"
+        + (f", {rescan} to scan again (writing too faint to read)" if rescan else "") + ". "
         f'<span class="muted">House rules: {e(rules_text)}.</span></p>',
         "<h2>Matches</h2>",
     ]
@@ -298,8 +302,9 @@ def _index_row(s: LedgerSheet) -> str:
     winners = {"ns": "N/S", "ew": "E/W"}.get(r.get("winners") or "", "?")
     nf, nr = len(r.get("flags") or []), len(r.get("review") or [])
     label = s.source + (f" (page {s.page + 1})" if s.page else "")
+    rescan = '<br><span class="fail">ask for a better scan</span>' if r.get("rescan") else ""
     return (f'<tr><td class="l"><a href="sheets/{e(s.sheet_id)}.html">{e(label)}</a></td>'
             f'<td class="l">{e(s.sender)}{_subject(s)}</td><td class="l">{e(s.date)}</td>'
             f'<td class="l">{e(names.get("ns"))}</td><td class="l">{e(names.get("ew"))}</td>'
             f"<td>{e(winners)}</td><td>{e(tn)}</td><td>{e(te)}</td><td>{e(margin)}</td>"
-            f'<td class="{"flag" if nf else ""}">{nf}</td><td class="{"review" if nr else ""}">{nr}</td></tr>')
+            f'<td class="{"flag" if nf else ""}">{nf}</td><td class="{"review" if nr else ""}">{nr}{rescan}</td></tr>')

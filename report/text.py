@@ -19,6 +19,8 @@ def sheet_text(obj: dict) -> str:
     lines.append(f"  N/S: {names.get('ns') or '?'}    E/W: {names.get('ew') or '?'}")
     winners = obj.get("winners")
     lines.append(f"  winners: {winners.upper().replace('NS', 'N/S').replace('EW', 'E/W') if winners else '?'}")
+    if obj.get("rescan"):
+        lines.append(f"  ask for a better scan: {obj['rescan']}")
     flagged = {f.get("deal") for f in obj.get("flags", [])}
     unsure = {r.get("deal") for r in obj.get("review", [])}
     explanations = obj.get("explanations") or {}

@@ -13,6 +13,7 @@ import math
 from collections import defaultdict
 from functools import lru_cache
 
+from scoring.legibility import rescan_advice
 from scoring.recon_check import CachedChecker, DealChecker, default_checker
 from scoring.recon_dealer import COST_DEALER, DealerCell, decode_dealers
 from scoring.recon_decode import (
@@ -122,6 +123,7 @@ def reconcile(reading: SheetReading, rules=None, checker: DealChecker | None = N
     slow part: 0.2-1 s a sheet, less once its memo is warm).
     """
     checker = checker or checker_for(rules)
+    rescan = rescan_advice(reading)  # on the reader's own candidates, before they are widened
     reading = trusted(reading)  # "none of these" as wide as reconciliation takes it
     rows = _trim(reading.rows)
     empty = [_is_empty(r) for r in rows]
@@ -164,7 +166,7 @@ def reconcile(reading: SheetReading, rules=None, checker: DealChecker | None = N
     sheet = ReconciledSheet(
         source=reading.source, rows=out_rows, totals=totals_out, names=dict(reading.names),
         winners=winners, flags=flags, review=review, form=reading.form,
-        meta={"hypotheses": len(hyps), "arithmetic_totals": final},
+        meta={"hypotheses": len(hyps), "arithmetic_totals": final}, rescan=rescan,
     )
     if explain:
         _add_explanations(sheet, shown, rules)

@@ -129,6 +129,7 @@ class ReconciledSheet:
     form: str = "summary"
     explanations: dict[int, list[dict]] = field(default_factory=dict)  # deal -> results
     meta: dict = field(default_factory=dict)
+    rescan: str | None = None  # why to ask for a better scan (scoring/legibility.py), or None
 
     def to_json(self, with_explanations: bool = False) -> dict:
         out = {
@@ -141,6 +142,8 @@ class ReconciledSheet:
             "flags": [f.to_json() for f in self.flags],
             "review": [r.to_json() for r in self.review],
         }
+        if self.rescan:  # only on a sheet too poorly scanned to read well: CONTRACT.md's keys otherwise
+            out["rescan"] = self.rescan
         if with_explanations:
             out["explanations"] = {str(k): v for k, v in sorted(self.explanations.items())}
         return out

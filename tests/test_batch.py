@@ -213,3 +213,27 @@ def test_stored_reading_keeps_the_readers_variant_odds():
     got = back.rows[0].cells
     assert got["cum_ns"].near == {1460: -2.5, 1780: -7.9}
     assert got["cum_ew"].near == {} and got["ns"].near is None
+
+
+def rescanning_reconciler(reading, rules=None):
+    """simple_reconciler, and a request for a better scan on the sheets whose file name says faint."""
+    sheet = simple_reconciler(reading, rules)
+    if "faint" in reading.source:
+        sheet.rescan = "30 of the 90 written numbers could not be read with confidence"
+    return sheet
+
+
+def test_sheets_to_scan_again_are_listed(tmp_path):
+    inputs = tmp_path / "in"
+    inputs.mkdir()
+    (inputs / "faint.png").write_bytes(sheet_bytes(GOOD))
+    (inputs / "fine.png").write_bytes(sheet_bytes(GOOD, names=("Ann / Bob", "Cy / Di")))
+    out = tmp_path / "out"
+    summary = run_batch(collect_inputs([inputs], exclude=[out]), BatchOptions(out_dir=out, jobs=1, progress=False),
+                        reader=fake_reader, reconciler=rescanning_reconciler)
+    assert summary.sheets == 2 and [s.rsplit("/", 1)[1] for s in summary.rescan] == ["faint.png"]
+    assert "1 to scan again" in summary.line()
+    with Ledger(out / LEDGER_NAME) as ledger:  # kept with the result: an audit or a new report sees it
+        kept = {s.source.rsplit("/", 1)[1]: s.result.get("rescan") for s in ledger.sheets()}
+    assert kept["faint.png"].startswith("30 of the 90") and kept["fine.png"] is None
+    assert "1 to scan again" in (out / "report.html").read_text()

@@ -104,3 +104,25 @@ def test_sheet_page_in_headless_chromium(tmp_path):
     index_png = tmp_path / "index.png"
     _screenshot((out / "report.html").as_uri(), str(index_png))
     assert np.asarray(Image.open(index_png).convert("L")).std() > 5
+
+
+def test_a_sheet_to_scan_again_is_said_so_on_its_page_the_index_and_the_batch_line():
+    from batch.runner import BatchSummary
+
+    def sheet(sheet_id: str, rescan: str | None) -> LedgerSheet:
+        result = {"names": {"ns": "A / B", "ew": "C / D"}, "winners": None, "totals": {"ns": 0, "ew": 0},
+                  "rows": [], "flags": [], "review": []}
+        if rescan:
+            result["rescan"] = rescan
+        return LedgerSheet(sheet_id=sheet_id, source=f"{sheet_id}.png", page=0, status="ok", error=None,
+                           sender=None, subject=None, date=None, attachment=None, processed_at="now",
+                           result=result)
+
+    faint, fine = sheet("faint-p1", "40 of the 88 written numbers could not be read"), sheet("fine-p1", None)
+    assert "Ask for a better scan: 40 of the 88" in render_sheet(faint, None)
+    assert "better scan" not in render_sheet(fine, None)
+    index = render_index([faint, fine], {"sheets": 2}, None)
+    assert "1 to scan again" in index and index.count("ask for a better scan") == 1
+    assert "to scan again" not in render_index([fine], {"sheets": 1}, None)
+    assert "1 to scan again" in BatchSummary(sheets=2, rescan=["faint.png"]).line()
+    assert "scan again" not in BatchSummary(sheets=2).line()
