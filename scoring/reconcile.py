@@ -368,10 +368,9 @@ def _rows(rows, empty, hyps, review, shown) -> list[ReconciledRow]:
                 values[col], conf[col] = None, 0.0
             elif source == "none" or value is None:
                 values[col], conf[col] = None, 0.0
-                hint = [(implied, 1.0)] if implied is not None else []
-                review.append(ReviewItem(row.deal, col, hint + [(v, q) for v, q in read if v is not None],
+                review.append(ReviewItem(row.deal, col, _unread_candidates(read, implied),
                                          "could not be read" + _maybe(read, implied)
-                                         + (f"; the arithmetic gives {implied}" if hint else "")))
+                                         + (f"; the arithmetic gives {implied}" if implied is not None else "")))
             elif source == "inferred":
                 values[col], conf[col] = value, p
                 reason = (f"read as {cell.best}, but the arithmetic gives {value}" if cell.best is not None
@@ -388,7 +387,8 @@ def _rows(rows, empty, hyps, review, shown) -> list[ReconciledRow]:
                                              f"read as {sure}, but the arithmetic gives {value}"))
                 elif value == 0 and own.get(0, 0.0) < BLANK_REVIEW_BELOW:
                     # a blank the arithmetic cannot confirm (0 + 0 fits anything that is unknown)
-                    review.append(ReviewItem(row.deal, col, [(0, round(p, 4))] + read,
+                    # the reader's own doubt, on its own scale (the sheet's readings may all agree on 0)
+                    review.append(ReviewItem(row.deal, col, read or [(0, round(p, 4))],
                                              "blank? the reader is not sure this cell is empty"))
                 elif cell.candidates and cell.best is None and p < REVIEW_BELOW:
                     review.append(ReviewItem(row.deal, col, post[:3],
@@ -397,6 +397,17 @@ def _rows(rows, empty, hyps, review, shown) -> list[ReconciledRow]:
                     review.append(ReviewItem(row.deal, col, post[:3], "unsure reading"))
         out.append(ReconciledRow(row.deal, values, conf))
     return out
+
+
+def _unread_candidates(read: list, implied: object) -> list[tuple[object, float]]:
+    """An unreadable cell's review candidates on the reader's scale: the value the arithmetic
+    gives first -- at the reader's probability of it, or of "none of these" when it did not list
+    it -- then the values the reader proposed."""
+    own = dict(read)
+    out = [(v, q) for v, q in read if v is not None and v != implied]
+    if implied is None:
+        return out
+    return [(implied, own.get(implied, own.get(None, 0.0)))] + out
 
 
 def _maybe(read: list, but: object) -> str:

@@ -575,7 +575,8 @@ def test_a_cell_read_but_not_as_a_proposed_value_takes_the_arithmetics_value():
     assert result.rows[2].values["cum_ew"] is None
     item = next(r for r in result.review if (r.deal, r.column) == (3, "cum_ew"))
     assert item.reason.startswith("could not be read") and item.candidates[0][0] == 1130
-
+    # on the reader's scale, each value once: the arithmetic's value at what "none of these" held
+    assert item.candidates == [(1130, 0.6), (1430, 0.4)]
 
 
 def test_a_sure_reading_the_arithmetic_overrides_is_reviewed():
@@ -624,6 +625,8 @@ def test_doubtful_blanks_shown_as_zero_are_reviewed():
     reviewed = {(r.deal, r.column) for r in result.review}
     assert zeros <= reviewed
     assert all(r.reason.startswith("blank?") for r in result.review if (r.deal, r.column) in zeros)
+    # their candidates are the reader's own doubt, each value once (not the decoder's 0 at 1.0 beside it)
+    assert all(r.candidates == doubtful for r in result.review if (r.deal, r.column) in zeros)
     # a sure blank is not reviewed
     result = reconcile(sheet(rows), explain=False)
     assert result.review == []
