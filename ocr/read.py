@@ -34,7 +34,11 @@ BLANK_SHEET_SHARE = 0.45
 SUSPECT_BLANK_PROB = 0.5
 # ... and so are they on a sheet where this many cells' writing was found only by prepare_cut's second
 # look (faint, speckled or fax-dotted writing: the cells that look empty there may hold more of it)
+# and whose numbers were hard to read (sheet_doubt at least FAINT_SHEET_DOUBT): on the 879 benchmark
+# sheets the four whose empty-looking cells hid writing have doubt 0.28-0.94; a clean scan of
+# pencil with a few light cells (80027: doubt 0.009) had 29 blanks, all truly blank, sent to review
 FAINT_SHEET_CELLS = 3
+FAINT_SHEET_DOUBT = 0.1
 # A winners line that names a pair (winners_hint) and matches the one pair whose names were read
 # less than this names the other pair (seed 70145: "Lee/Stone" against E/W's "Dunn / Grant", 0.19)
 OTHER_PAIR_BELOW = 0.3
@@ -77,9 +81,9 @@ def read_table(table: Table, net: CellReader | None = None) -> SheetReading:
 
     numbers = [ci for ci, c in cells if c.key != "dealer"]
     blank_prob = BLANK_PROB if _blank_share(table, numbers, strings) <= BLANK_SHEET_SHARE else SUSPECT_BLANK_PROB
-    if sum(cut is not None and cut.second_look for cut in cuts) >= FAINT_SHEET_CELLS:
-        blank_prob = SUSPECT_BLANK_PROB  # faint or dotted writing: an empty-looking cell may hold more of it
     doubt = sheet_doubt([strings[ci] for ci in numbers if ci in strings])
+    if sum(cut is not None and cut.second_look for cut in cuts) >= FAINT_SHEET_CELLS and doubt >= FAINT_SHEET_DOUBT:
+        blank_prob = SUSPECT_BLANK_PROB  # faint or dotted writing: an empty-looking cell may hold more of it
     readings: dict[int, CellReading] = {}
     for ci, cell in cells:
         found = strings.get(ci, [("", BLANK_PROB)])  # no ink at all: blank
