@@ -386,7 +386,9 @@ def _rows(rows, empty, hyps, review, shown) -> list[ReconciledRow]:
                     review.append(ReviewItem(row.deal, col, _overridden(value, p, post, sure),
                                              f"read as {sure}, but the arithmetic gives {value}"))
                 elif value == 0 and own.get(0, 0.0) < BLANK_REVIEW_BELOW:
-                    # a blank the arithmetic cannot confirm (0 + 0 fits anything that is unknown)
+                    # a blank the arithmetic cannot confirm (0 + 0 fits anything that is unknown):
+                    # no surer than the reader found it, however many readings of the sheet agree
+                    conf[col] = min(p, own.get(0, 0.0))
                     # the reader's own doubt, on its own scale (the sheet's readings may all agree on 0)
                     review.append(ReviewItem(row.deal, col, read or [(0, round(p, 4))],
                                              "blank? the reader is not sure this cell is empty"))

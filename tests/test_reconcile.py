@@ -627,6 +627,8 @@ def test_doubtful_blanks_shown_as_zero_are_reviewed():
     assert all(r.reason.startswith("blank?") for r in result.review if (r.deal, r.column) in zeros)
     # their candidates are the reader's own doubt, each value once (not the decoder's 0 at 1.0 beside it)
     assert all(r.candidates == doubtful for r in result.review if (r.deal, r.column) in zeros)
+    # ... and their confidence is the reader's, not the agreement of the sheet's readings on 0
+    assert all(r.confidence[col] <= 0.5 for r in result.rows[4:] for col in r.confidence if (r.deal, col) in zeros)
     # a sure blank is not reviewed
     result = reconcile(sheet(rows), explain=False)
     assert result.review == []
