@@ -291,8 +291,11 @@ def _run_width(x: np.ndarray) -> int:
 
 
 def model_paths(first: Path = MODEL_PATH) -> list[Path]:
-    """The committed ensemble: ``cellnet.npz`` and its siblings ``cellnet-1.npz``, ``cellnet-2.npz``..."""
-    return [first] + sorted(first.parent.glob(f"{first.stem}-*.npz"), key=lambda p: int(p.stem.rsplit("-", 1)[1]))
+    """The committed ensemble: ``cellnet.npz`` and its siblings ``cellnet-1.npz``, ``cellnet-2.npz``...
+    in that order; other files beside them (a network being tried, ``cellnet-wide.npz``) are not
+    part of it."""
+    siblings = [p for p in first.parent.glob(f"{first.stem}-*.npz") if p.stem.rsplit("-", 1)[1].isdigit()]
+    return [first] + sorted(siblings, key=lambda p: int(p.stem.rsplit("-", 1)[1]))
 
 
 def _digest(data: bytes) -> str:

@@ -18,6 +18,7 @@ from ocr.cellnet import (
     ctc_nbest,
     ctc_string_probs,
     default_net,
+    model_paths,
     prepare,
     prepare_cut,
     variant_odds,
@@ -288,6 +289,15 @@ def test_networks_setting(monkeypatch, fresh_default_net):
     monkeypatch.setenv("RUBBERSCAN_NETWORKS", "none")
     with pytest.raises(ValueError, match="RUBBERSCAN_NETWORKS"):
         fresh_default_net()
+
+
+def test_the_ensemble_is_the_numbered_siblings_only(tmp_path):
+    """cellnet.npz, cellnet-1.npz, cellnet-2.npz ... in that order; a network being tried beside them
+    (cellnet-wide.npz) is not read with -- it made every sheet fail ("invalid literal for int()")."""
+    for name in ("cellnet.npz", "cellnet-10.npz", "cellnet-2.npz", "cellnet-w15.npz", "cellnet-1.npz", "other.npz"):
+        (tmp_path / name).write_bytes(b"")
+    assert [p.name for p in model_paths(tmp_path / "cellnet.npz")] == \
+        ["cellnet.npz", "cellnet-1.npz", "cellnet-2.npz", "cellnet-10.npz"]
 
 
 def test_variant_odds_of_a_best_number():
