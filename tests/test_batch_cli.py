@@ -170,7 +170,7 @@ def test_ctrl_c_keeps_finished_sheets_and_exits_130(tmp_path):
 def test_rerun_tells_which_results_an_earlier_reader_made(tmp_path, capsys):
     """Every stored reading names the networks that read it; a rerun keeps the results (they stay
     auditable) but says how many came from another reader, which --force re-reads."""
-    from ocr.cellnet import PREPARE_MARK, reader_version
+    from ocr.cellnet import PREPARE_MARK, model_paths, reader_version
 
     scan = ROOT / "samples" / "scans" / "05-classic-typed-clean.pdf"
     out = tmp_path / "out"
@@ -180,9 +180,9 @@ def test_rerun_tells_which_results_an_earlier_reader_made(tmp_path, capsys):
     with Ledger(out / LEDGER_NAME) as ledger:
         (sheet_id, reading), = ledger.readings()
         assert reading["meta"]["reader"] == reader_version()
-        models = ROOT / "ocr" / "models"  # every network's digest: the cell networks', then the digit network's, then the
-        # cell preparation's mark
-        assert len(reader_version().split("+")) == len(list(models.glob("cellnet*.npz"))) + len(list(models.glob("digitnet.npz"))) + 1
+        models = ROOT / "ocr" / "models"  # every network's digest: the ensemble's cell networks', then the digit
+        # network's, then the cell preparation's mark
+        assert len(reader_version().split("+")) == len(model_paths()) + len(list(models.glob("digitnet.npz"))) + 1
         assert reader_version().endswith("+" + PREPARE_MARK)
         assert cli.main(args) == 0
         err = capsys.readouterr().err
