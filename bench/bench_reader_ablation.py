@@ -127,8 +127,30 @@ def readings(seed: int, count: int, sheets, key: tuple, reader: CellReader) -> l
     return out
 
 
+# A planted mistake is legible when the reader reads what the players wrote there this sure
+LEGIBLE_AT = 0.9
+
+
+def legible(mistake: dict, cells: dict) -> bool | None:
+    """Did the reader read the players' mistake as written, at least LEGIBLE_AT sure: the wrong
+    number or dealer letter (its best candidate), the Total row's wrong total, every number cell of
+    a row left empty read blank?  None for a winners line (read by Tesseract, no probability)."""
+    kind, deal = mistake["kind"], str(mistake.get("deal"))
+    if kind == "winner":
+        return None
+    if kind == "missing_deal":
+        found = [cells.get((deal, key)) for key in NUMBER_KEYS]
+        return all(c is not None and c.best == 0 and c.candidates[0][1] >= LEGIBLE_AT for c in found)
+    if kind == "total":
+        cell = cells.get(("total", f"cum_{mistake['side']}"))
+    else:
+        cell = cells.get((deal, mistake["column"]))
+    return cell is not None and cell.best == mistake["written"] and cell.candidates[0][1] >= LEGIBLE_AT
+
+
 def measure(sheets, readings: list, details: bool = False) -> dict[str, float]:
     numbers = right = planted = caught = clean = clean_flagged = exact = read = review = 0
+    by_legible = {True: [0, 0], False: [0, 0], None: [0, 0]}  # legible -> [planted, flagged]
     nll = written = 0.0
     number_cells = in_top3 = written_right = 0  # the reader alone, as bench_read.py counts them
     for (seed, truth, table), reading in zip(sheets, readings, strict=True):
@@ -153,6 +175,10 @@ def measure(sheets, readings: list, details: bool = False) -> dict[str, float]:
         score = score_sheet(obj, truth)
         if details and (score.caught < score.planted or (score.mistake_free and score.flagged)):
             _explain(seed, truth, obj)
+        for m in truth["mistakes"]:
+            tally = by_legible[legible(m, cells)]
+            tally[0] += 1
+            tally[1] += flagged_right(m, obj["flags"])
         read += 1
         review += len(obj["review"])
         numbers += score.numbers
@@ -165,7 +191,8 @@ def measure(sheets, readings: list, details: bool = False) -> dict[str, float]:
     return {"sheets": read, "numbers": right / max(numbers, 1), "caught": caught, "planted": planted,
             "clean_flagged": clean_flagged, "clean": clean, "exact": exact / max(read, 1),
             "review": review / max(read, 1), "nll": nll / max(written, 1),
-            "read_written": written_right / max(written, 1), "top3": in_top3 / max(number_cells, 1)}
+            "read_written": written_right / max(written, 1), "top3": in_top3 / max(number_cells, 1),
+            "legible": by_legible[True], "illegible": by_legible[False]}
 
 
 def _explain(seed: int, truth: dict, obj: dict) -> None:
@@ -194,8 +221,9 @@ def main(argv: list[str]) -> int:
     sheets = tables(args.seed, args.count)
     print(f"{len(sheets)} generated sheets, seeds {args.seed}..{args.seed + args.count - 1}\n")
     print("| configuration | numbers right | planted flagged | mistake-free sheets flagged | sheets exact | review items per sheet"
-          " | truth's NLL (written cells) | reader alone: written numbers | truth in top 3 |")
-    print("|---|---|---|---|---|---|---|---|---|")
+          " | truth's NLL (written cells) | reader alone: written numbers | truth in top 3"
+          f" | planted flagged: read as written >= {LEGIBLE_AT} / less sure |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
     cache: dict[tuple, list] = {}  # configurations that differ only in the flag thresholds share readings
     for spec in args.config or ["current"]:
         key, reader = configure(spec)
@@ -204,7 +232,8 @@ def main(argv: list[str]) -> int:
         m = measure(sheets, cache[key], args.details)
         print(f"| {spec} | {100 * m['numbers']:.2f} % | {m['caught']}/{m['planted']} |"
               f" {m['clean_flagged']}/{m['clean']} | {100 * m['exact']:.1f} % | {m['review']:.2f} | {m['nll']:.4f} |"
-              f" {100 * m['read_written']:.2f} % | {100 * m['top3']:.2f} % |")
+              f" {100 * m['read_written']:.2f} % | {100 * m['top3']:.2f} % |"
+              f" {m['legible'][1]}/{m['legible'][0]} / {m['illegible'][1]}/{m['illegible'][0]} |")
     return 0
 
 
