@@ -36,19 +36,28 @@ HEAD = ((96 * 2, 128, 5), (128, 128, 5))
 N_CLASSES = len(ALPHABET) + 1
 
 
+def widths(width: float = 1.0) -> tuple[tuple, tuple]:
+    """CONVS and HEAD with every layer's channels scaled by ``width`` (the input's one channel and
+    the 2 rows collapsed into the head's input kept)."""
+    w = [(1 if ci == 1 else round(ci * width), round(co * width), pool) for ci, co, pool in CONVS]
+    h = [(round(ci * width), round(co * width), k) for ci, co, k in HEAD]
+    return tuple(w), tuple(h)
+
+
 class Net(nn.Module):
-    def __init__(self) -> None:
+    def __init__(self, width: float = 1.0) -> None:
         super().__init__()
+        convs, head = widths(width)
         self.convs = nn.ModuleList()
         self.bns = nn.ModuleList()
         self.pools = []
-        for ci, co, pool in CONVS:
+        for ci, co, pool in convs:
             self.convs.append(nn.Conv2d(ci, co, 3, padding=1, bias=False))
             self.bns.append(nn.BatchNorm2d(co))
             self.pools.append(pool)
-        self.head = nn.ModuleList([nn.Conv1d(ci, co, k, padding=k // 2) for ci, co, k in HEAD])
+        self.head = nn.ModuleList([nn.Conv1d(ci, co, k, padding=k // 2) for ci, co, k in head])
         self.drop = nn.Dropout(0.1)
-        self.out = nn.Linear(HEAD[-1][1], N_CLASSES)
+        self.out = nn.Linear(head[-1][1], N_CLASSES)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         """x (B, 1, H, W) -> logits (B, T, classes)."""
@@ -145,7 +154,7 @@ def fold(conv: nn.Conv2d, bn: nn.BatchNorm2d) -> tuple[np.ndarray, np.ndarray]:
 
 
 def export(net: Net, temp: float, path: Path) -> None:
-    arrays: dict[str, np.ndarray] = {"n_convs": np.array(len(CONVS)), "n_head": np.array(len(HEAD)),
+    arrays: dict[str, np.ndarray] = {"n_convs": np.array(len(net.convs)), "n_head": np.array(len(net.head)),
                                      "temperature": np.array(temp, np.float32)}
     for i, (conv, bn, pool) in enumerate(zip(net.convs, net.bns, net.pools, strict=True)):
         arrays[f"conv{i}_w"], arrays[f"conv{i}_b"] = fold(conv, bn)
@@ -159,12 +168,15 @@ def export(net: Net, temp: float, path: Path) -> None:
     np.savez_compressed(path, **arrays)
 
 
-def load_exported(path: Path) -> Net:
+def load_exported(path: Path, width: float = 1.0, seed: int = 0) -> Net:
     """A Net holding an exported network's weights (read by the reader's own CellNet.load), to
     fine-tune.  BatchNorm was folded into the convolutions on export: each BatchNorm becomes the
-    identity plus the folded bias and must stay in eval mode while training."""
+    identity plus the folded bias and must stay in eval mode while training.  A ``width`` wider
+    than the exported network's widens it first, keeping what it computes (widen_exported)."""
     model = CellNet.load(path)
-    net = Net()
+    net = Net(width)
+    if net.convs[-1].out_channels != model.convs[-1][0].shape[0]:
+        model = widen_exported(model, net, np.random.default_rng(seed))
     with torch.no_grad():
         for (w, b, _, _), conv, bn in zip(model.convs, net.convs, net.bns, strict=True):
             conv.weight.copy_(torch.from_numpy(w))
@@ -178,6 +190,34 @@ def load_exported(path: Path) -> Net:
         net.out.weight.copy_(torch.from_numpy(model.out[0]))
         net.out.bias.copy_(torch.from_numpy(model.out[1]))
     return net
+
+
+def widen_exported(model: CellNet, net: Net, rng: np.random.Generator, noise: float = 0.002) -> CellNet:
+    """``model``'s weights grown to ``net``'s channel counts computing the same function (Chen et al.,
+    "Net2Net", 2016): each new channel copies a random old one, whose outgoing weights the copies
+    then share; a little noise on the copies' incoming weights lets them drift apart in training."""
+    convs, head = [], []
+    prev_map = np.arange(1)  # the input's one channel
+    layers = [(w, b) for w, b, _, _ in model.convs] + [(w, b) for w, b in model.head]
+    new_out = [c.out_channels for c in net.convs] + [c.out_channels for c in net.head]
+    rows = None  # after the convolutions the head sees channel x rows, in (C, H) order
+    for i, ((w, b), co) in enumerate(zip(layers, new_out, strict=True)):
+        old = w.shape[0]
+        if i == len(model.convs):  # the first head layer: inputs are (channel, row) pairs
+            rows = w.shape[1] // len(np.unique(prev_map))
+            prev_map = (prev_map[:, None] * rows + np.arange(rows)[None]).reshape(-1)
+        counts = np.bincount(prev_map, minlength=w.shape[1])
+        w = w[:, prev_map] / counts[prev_map][None, :, None, None]
+        new_map = np.concatenate([np.arange(old), rng.integers(0, old, co - old)])
+        w2, b2 = w[new_map].copy(), b[new_map].copy()
+        dup = np.arange(co) >= old
+        w2[dup] += noise * w.std() * rng.standard_normal(w2[dup].shape).astype(np.float32)
+        (convs if i < len(model.convs) else head).append((w2.astype(np.float32), b2.astype(np.float32)))
+        prev_map = new_map
+    counts = np.bincount(prev_map)
+    out_w = model.out[0][:, prev_map] / counts[prev_map][None, :]
+    return CellNet(tuple((w, b, *p[2:]) for (w, b), p in zip(convs, model.convs, strict=True)), tuple(head),
+                   (out_w.astype(np.float32), model.out[1]), model.temperature)
 
 
 def val_logits(net: Net, x: np.ndarray) -> torch.Tensor:
@@ -233,6 +273,8 @@ def main(argv: list[str] | None = None) -> int:
                     help="draw training cells written in the MNIST hand (real handwriting) this many times as often")
     ap.add_argument("--elastic", type=float, default=0.0,
                     help="elastic distortion of half the training cells, this many pixels (standard deviation; 0: none)")
+    ap.add_argument("--width", type=float, default=1.0,
+                    help="every layer's channels x this (with --init from a narrower network: widened, same function)")
     ap.add_argument("--seed", type=int, default=0,
                     help="initialisation, augmentation and batch order (the committed pair: 2, then 1)")
     args = ap.parse_args(argv)
@@ -254,7 +296,7 @@ def main(argv: list[str] | None = None) -> int:
         xtr, ytr, htr = xtr[: args.limit], ytr[: args.limit], htr[: args.limit]
     print(f"train {len(xtr)} cells, validation {len(xva)} cells", flush=True)
 
-    net = load_exported(Path(args.init)) if args.init else Net()
+    net = load_exported(Path(args.init), args.width, args.seed) if args.init else Net(args.width)
     if args.init:
         report(f"start ({args.init})", val_logits(net, xva), yva, hva)
     opt = torch.optim.AdamW(net.parameters(), lr=args.lr, weight_decay=1e-4)
