@@ -24,7 +24,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from ocr.cellnet import Cut  # noqa: E402
 from ocr.digitnet import MODEL_PATH, DigitNet, windows  # noqa: E402
-from samples.hands import mnist_digits  # noqa: E402
+from samples.hands import mnist_digits, mnist_glyph  # noqa: E402
 
 HEIGHT = 24  # px: the scans' written digits are 22-27 px high
 
@@ -32,10 +32,7 @@ HEIGHT = 24  # px: the scans' written digits are 22-27 px high
 def written_alone(image: np.ndarray, slant: float, height: int = HEIGHT) -> np.ndarray:
     """One MNIST digit (28x28, ink high) as the MNIST hand writes it, alone, cut as the digit
     network's input window (WIN x WIN, ink 0..1)."""
-    ys, xs = np.nonzero(image > 40)
-    crop = image[ys.min():ys.max() + 1, xs.min():xs.max() + 1].astype(np.float32) / 255.0
-    glyph = cv2.resize(crop, (max(1, round(crop.shape[1] * height / crop.shape[0])), height),
-                       interpolation=cv2.INTER_CUBIC).clip(0, 1)
+    glyph = mnist_glyph(image, height)
     canvas = np.zeros((height * 2, glyph.shape[1] + 2 * height), np.float32)
     canvas[height // 2:height // 2 + height, height:height + glyph.shape[1]] = glyph
     if slant:

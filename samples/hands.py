@@ -108,9 +108,14 @@ def _stroke_glyph(ch: str, rng: random.Random, height: float, pen: float) -> np.
 def _mnist_glyph(ch: str, rng: random.Random, height: float) -> np.ndarray:
     images, labels = mnist_digits()
     idx = np.flatnonzero(labels == int(ch))
-    img = images[idx[rng.randrange(len(idx))]]
-    ys, xs = np.nonzero(img > 40)
-    crop = img[ys.min():ys.max() + 1, xs.min():xs.max() + 1].astype(np.float32) / 255.0
+    return mnist_glyph(images[idx[rng.randrange(len(idx))]], height)
+
+
+def mnist_glyph(image: np.ndarray, height: float) -> np.ndarray:
+    """One MNIST digit (28x28, ink high) as the MNIST hand writes it: cropped to its ink and
+    scaled to ``height`` px (ink 0..1)."""
+    ys, xs = np.nonzero(image > 40)
+    crop = image[ys.min():ys.max() + 1, xs.min():xs.max() + 1].astype(np.float32) / 255.0
     scale = height / crop.shape[0]
     out = cv2.resize(crop, (max(1, round(crop.shape[1] * scale)), max(1, round(height))),
                      interpolation=cv2.INTER_CUBIC)

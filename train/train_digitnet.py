@@ -29,7 +29,7 @@ sys.path.insert(0, str(ROOT))
 from make_digits import CONTEXT  # noqa: E402
 from train_cellnet import elastic, epoch_order, fold  # noqa: E402
 
-from ocr.digitnet import SIDE, WIN, DigitNet  # noqa: E402
+from ocr.digitnet import WIN, DigitNet  # noqa: E402
 
 CHANNELS = (16, 32, 64)
 FC = 128
@@ -89,29 +89,24 @@ def mnist_windows(images: np.ndarray, labels: np.ndarray, count: int, rng: np.ra
     """``count`` training windows (WIN + 2 CONTEXT square, uint8) of MNIST digits written as the
     sample generator's MNIST hand writes them (samples/hands.py: each digit cropped to its ink and
     scaled to the writing's height, neighbours 0-2 digits either side at the hand's spacing, the
-    hand's slant), cut as ocr.digitnet.windows cuts a cell's digit, near its centre: real
-    handwriting from all of MNIST's training writers, not only those the training sheets drew."""
+    hand's slant), cut as the reader cuts a cell's digit (ocr.digitnet.windows) near its centre:
+    real handwriting from all of MNIST's training writers, not only those the training sheets drew."""
     import cv2
+
+    from ocr.cellnet import Cut
+    from ocr.digitnet import windows
+    from samples.hands import mnist_glyph
 
     size = WIN + 2 * CONTEXT
     out = np.zeros((count, size, size), np.uint8)
     digits = np.zeros(count, np.int64)
-    crops = []
-    for img in images:
-        ys, xs = np.nonzero(img > 40)
-        crops.append(img[ys.min():ys.max() + 1, xs.min():xs.max() + 1].astype(np.float32) / 255.0)
     for n in range(count):
         h = rng.uniform(18, 30)
         left, right = rng.integers(0, 3), rng.integers(0, 3)
         picks = rng.integers(0, len(images), left + 1 + right)
         digits[n] = labels[picks[left]]
         spacing, slant, pen = rng.uniform(-0.04, 0.2), rng.uniform(-0.08, 0.3), rng.uniform(0.8, 1.3)
-        glyphs = []
-        for k in picks:
-            gh = h * rng.uniform(0.88, 1.1)
-            c = crops[k]
-            glyphs.append(cv2.resize(c, (max(1, round(c.shape[1] * gh / c.shape[0])), max(1, round(gh))),
-                                     interpolation=cv2.INTER_CUBIC).clip(0, 1))
+        glyphs = [mnist_glyph(images[k], h * rng.uniform(0.88, 1.1)) for k in picks]
         width = sum(gl.shape[1] for gl in glyphs) + int(h * 2) * len(glyphs) + 4 * size
         canvas = np.zeros((int(h * 3) + size, width), np.float32)
         base, x, centre_x = int(h * 1.5) + size // 2, 2 * size, 0.0
@@ -130,14 +125,11 @@ def mnist_windows(images: np.ndarray, labels: np.ndarray, count: int, rng: np.ra
         canvas = cv2.GaussianBlur(canvas, (0, 0), rng.uniform(0.3, 0.9))
         rows = np.flatnonzero(canvas.max(axis=1) > 0.2)
         y0, y1 = rows.min(), rows.max() + 1
-        # ocr.digitnet.windows: a square SIDE x the writing's height (WIN px of it), centred on the
-        # writing's rows and, here, on the digit's middle give or take the alignment's error
-        side = SIDE * (y1 - y0) * size / WIN
-        k = size / side
-        xc = centre_x + rng.normal(0, 0.08 * h)
-        yc = (y0 + y1) / 2
-        warp = np.float32([[k, 0, size / 2 - k * xc], [0, k, size / 2 - k * yc]])
-        win = cv2.warpAffine(canvas, warp, (size, size), flags=cv2.INTER_LINEAR, borderValue=0)
+        # a cell-high strip around the writing (windows sizes a digit by the writing's rows, or 0.3
+        # of the cell when that is more), centred on the digit give or take the alignment's error
+        top = max(0, y0 - (y1 - y0) // 2)
+        cut = Cut(0, 1.0, int(y0 - top), int(y1 - top), canvas[top:y1 + (y1 - y0) // 2])
+        win = windows(cut, [centre_x + rng.normal(0, 0.08 * h)], size=size)[0]
         out[n] = (win.clip(0, 1) * 255).round().astype(np.uint8)
     return out, digits
 
