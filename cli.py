@@ -107,6 +107,10 @@ def read_sheets(path: str, rules=None) -> list[dict]:
         outcomes = list(read_file(path))
     except Exception as exc:  # noqa: BLE001 - one bad file never stops the others
         return [{"source": path, "error": f"internal error: {type(exc).__name__}: {exc}"}]
+    for outcome in outcomes:
+        if outcome.blank_back:  # the blank back of a scanned sheet: nothing to read, nothing wrong
+            print(f"rubberscan read: {outcome.error}: skipped", file=sys.stderr)
+    outcomes = [o for o in outcomes if not o.blank_back]
     multi = len(outcomes) > 1
     for outcome in outcomes:
         if outcome.error is not None:

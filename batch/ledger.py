@@ -127,6 +127,7 @@ class ScanRecord:
     attachment: str | None = None
     seconds: float | None = None
     sheets: list[SheetRecord] = field(default_factory=list)
+    blank_pages: int = 0  # blank pages beside a sheet (the back of a duplex scan): skipped, not kept
 
 
 @dataclass

@@ -66,6 +66,7 @@ class BatchSummary:
     older_reader: int = 0  # of those, how many were read by other networks than this run's
     duplicates: int = 0  # skipped: same content twice in this run
     skipped: int = 0  # attachments that were not scans (logos...)
+    blank_pages: int = 0  # blank pages beside a sheet (the back of a duplex scan), not read
     no_scan: list[str] = field(default_factory=list)  # e-mails with no scan attached: "source: reason"
     seconds: float = 0.0
     interrupted: bool = False
@@ -89,6 +90,8 @@ class BatchSummary:
             parts.append(f"{self.duplicates} duplicates")
         if self.skipped:
             parts.append(f"{self.skipped} attachments skipped")
+        if self.blank_pages:
+            parts.append(f"{self.blank_pages} blank page{'s' if self.blank_pages > 1 else ''} skipped")
         if self.no_scan:
             parts.append(f"{len(self.no_scan)} e-mail{'s' if len(self.no_scan) > 1 else ''} without a scan")
         text = ", ".join(parts) + f" in {self.seconds:.1f} s ({rate:.1f} sheets/min)"
@@ -197,6 +200,7 @@ def _commit(ledger: Ledger, out_dir: Path, record: ScanRecord, rules: dict | Non
     ledger.record_scan(record, rules)
     outputs.write_scan_outputs(out_dir, ledger, record)
     summary.scans += 1
+    summary.blank_pages += record.blank_pages
     if record.status == "failed":
         summary.failed += 1
         summary.failures.append(_with_source(record.source, record.error))

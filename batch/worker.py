@@ -78,6 +78,9 @@ def process_scan(scan: ScanInput, sheets_dir: Path, reader: Reader, reconciler: 
     try:
         house = house_rules(rules)
         for outcome in reader(scan.path, scan.data, scan.source):
+            if getattr(outcome, "blank_back", False):  # nothing to read there, nothing wrong
+                record.blank_pages += 1
+                continue
             record.sheets.append(_process_page(scan, outcome, sheets_dir, reconciler, house))
             if on_page is not None:
                 on_page(record.sheets[-1])

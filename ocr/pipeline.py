@@ -17,6 +17,8 @@ import numpy as np
 from ocr.data import InputError, Page, Table
 from scoring.sheet import SheetReading
 
+BLANK_PAGE = "blank page (nothing printed or written on it)"
+
 
 @dataclass
 class PageOutcome:
@@ -26,6 +28,9 @@ class PageOutcome:
     table: Table | None = None  # straightened image + cell positions, for the report
     error: str | None = None
     timings: dict[str, float] = field(default_factory=dict)
+    # a blank page in a file with ink on another page (the back of a duplex scan): ``error`` says so,
+    # and the CLI and the batch skip it instead of counting it as a sheet that could not be read
+    blank_back: bool = False
 
     @property
     def ok(self) -> bool:
@@ -63,12 +68,13 @@ def read_file(path: str | Path, data: bytes | None = None, name: str | None = No
     except InputError as exc:
         yield PageOutcome(source=source, page=0, error=str(exc))
         return
-    for page in pages:
-        outcome = PageOutcome(source=source, page=page.index)
+    blank = [is_blank(page) for page in pages]
+    for page, empty in zip(pages, blank, strict=True):
+        outcome = PageOutcome(source=source, page=page.index, blank_back=empty and not all(blank))
         try:
-            if is_blank(page):
+            if empty:
                 raise InputError(f"{source}" + (f" page {page.index + 1}" if len(pages) > 1 else "")
-                                 + ": blank page (nothing printed or written on it)")
+                                 + f": {BLANK_PAGE}")
             t0 = time.perf_counter()
             straight = straighten(page)
             t1 = time.perf_counter()

@@ -59,6 +59,28 @@ def test_failed_inputs_exit_3_and_are_listed(tmp_path, capsys):
     assert "2 already done (--force to redo), 2 of them failed before" in capsys.readouterr().err
 
 
+def test_the_blank_back_of_a_duplex_scan_is_skipped_not_failed(tmp_path, capsys):
+    """A TIFF of the sheet and the blank back of the page: one sheet read, exit 0, the blank page
+    counted as skipped; a file with nothing but a blank page still fails (exit 3)."""
+    scans = tmp_path / "in"
+    scans.mkdir()
+    tiff = ROOT / "samples" / "scans" / "07-classic-fax-strokes-tiff.tiff"
+    (scans / tiff.name).write_bytes(tiff.read_bytes())
+    out = tmp_path / "out"
+    assert cli.main(["batch", str(scans), "--out", str(out), "--quiet", "--jobs", "1"]) == 0
+    err = capsys.readouterr().err
+    assert "1 sheets read" in err and "0 failed" in err and "1 blank page skipped" in err
+    with Ledger(out / LEDGER_NAME) as ledger:
+        assert [(s.page, s.status) for s in ledger.sheets()] == [(0, "ok")]
+    import cv2
+    import numpy as np
+
+    cv2.imwrite(str(scans / "back.png"), np.full((1400, 1000), 245, np.uint8))
+    assert cli.main(["batch", str(scans), "--out", str(out), "--quiet", "--jobs", "1"]) == 3
+    err = capsys.readouterr().err
+    assert "back.png: blank page" in err and "1 failed" in err
+
+
 def test_an_email_without_a_scan_is_listed(tmp_path, capsys):
     """A saved e-mail with nothing to read is named on stderr (who sent no sheet), not a failure."""
     eml = tmp_path / "reply.eml"

@@ -52,6 +52,17 @@ def test_one_path_json_is_one_object_with_the_contract_shape(capsys):
         assert {"deal", "column", "candidates", "reason"} <= set(item)
 
 
+def test_a_duplex_scan_is_one_sheet_and_its_blank_back_is_skipped(capsys):
+    """A TIFF of the sheet and the blank back of the page (07): one JSON object, the sheet's; the
+    blank page is named on stderr, not printed as a sheet that could not be read."""
+    tiff = SCANS / "07-classic-fax-strokes-tiff.tiff"
+    status, out, err = run(capsys, "read", "--format", "json", str(tiff))
+    assert status == 0
+    obj = json.loads(out)  # the whole of stdout: one object
+    assert "error" not in obj and len(obj["rows"]) == 30 and "page" not in obj
+    assert "page 2: blank page" in err and "skipped" in err
+
+
 def test_typed_sheet_matches_its_truth_and_flags_the_planted_mistake(typed_sheet):
     truth = json.loads(TYPED.with_suffix(".truth.json").read_text())
     written = {r["deal"]: r for r in truth["rows"]}

@@ -20,6 +20,8 @@ def test_blank_back_page_of_a_tiff_is_named_and_the_front_is_read():
     assert [o.page for o in outcomes] == [0, 1]
     assert outcomes[0].ok and len(outcomes[0].reading.rows) == 30
     assert not outcomes[1].ok and "page 2: blank page" in outcomes[1].error
+    # the back of a sheet: skipped by the CLI and the batch, not a sheet that failed
+    assert [o.blank_back for o in outcomes] == [False, True]
 
 
 def test_blank_png_gets_a_clear_error(tmp_path):
@@ -28,6 +30,7 @@ def test_blank_png_gets_a_clear_error(tmp_path):
     cv2.imwrite(str(path), noise.astype(np.uint8))
     (outcome,) = read_file(path)
     assert outcome.error == f"{path}: blank page (nothing printed or written on it)"
+    assert not outcome.blank_back  # nothing else in the file: the file could not be read
 
 
 @pytest.mark.parametrize("scan", ["clean", "skewed", "photo", "fax"])
