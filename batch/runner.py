@@ -260,8 +260,9 @@ def _with_source(where: str, error: str | None) -> str:
 # --------------------------------------------------------------------------- workers
 def _worker_main(conn, sheets_dir: Path, reader: Reader, reconciler: Reconciler,
                  rules: dict | None) -> None:
-    """Worker loop: receive a scan, send ("page", SheetRecord) as each page is done, then
-    ("done", ScanRecord, peak RSS in KiB); None stops the worker."""
+    """Worker loop: receive a scan, send ("page", SheetRecord) as each page is done and
+    ("blank", page number) for each blank page skipped, then ("done", ScanRecord, peak RSS in
+    KiB); None stops the worker."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent handles Ctrl-C
     if hasattr(os, "setpgid"):
         os.setpgid(0, 0)  # own process group, so a time-out also kills Tesseract children
@@ -273,7 +274,8 @@ def _worker_main(conn, sheets_dir: Path, reader: Reader, reconciler: Reconciler,
         if scan is None:
             return
         record = process_scan(scan, sheets_dir, reader, reconciler, rules,
-                              on_page=lambda sheet: conn.send(("page", sheet)))
+                              on_page=lambda sheet: conn.send(("page", sheet)),
+                              on_blank=lambda page: conn.send(("blank", page)))
         conn.send(("done", record, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss))
 
 
@@ -286,9 +288,10 @@ class _Worker:
         self.scan: ScanInput | None = None
         self.started = 0.0  # when the current page started
         self.pages: list[SheetRecord] = []  # pages of the current scan already done
+        self.blank: list[int] = []  # blank pages of the current scan skipped
 
     def give(self, scan: ScanInput) -> None:
-        self.scan, self.started, self.pages = scan, time.monotonic(), []
+        self.scan, self.started, self.pages, self.blank = scan, time.monotonic(), [], []
         self.conn.send(scan)
 
     def stop(self, kill: bool) -> None:
@@ -345,8 +348,8 @@ class _Pool:
                     w.proc.join(timeout=1)
                     yield self._failed(w, f"worker process died (exit code {w.proc.exitcode})"), 0
                     continue
-                if message[0] == "page":
-                    w.pages.append(message[1])
+                if message[0] in ("page", "blank"):
+                    (w.pages if message[0] == "page" else w.blank).append(message[1])
                     w.started = time.monotonic()
                     continue
                 _, record, rss = message
@@ -378,13 +381,13 @@ class _Pool:
         assert scan is not None
         w.stop(kill=True)
         self.workers[self.workers.index(w)] = _Worker(self.ctx, self.args)
-        page = w.pages[-1].page + 1 if w.pages else 0
+        page = max([s.page + 1 for s in w.pages] + [b + 1 for b in w.blank], default=0)
         sheets = [*w.pages, SheetRecord(sheet_id=sheet_id(scan.sha256, page), page=page, error=reason)]
         ok = any(s.error is None for s in sheets)
         return ScanRecord(sha256=scan.sha256, source=scan.source, status="done" if ok else "failed",
                           error=None if ok else reason, name=scan.name, container=scan.container,
                           sender=scan.sender, subject=scan.subject, date=scan.date,
-                          attachment=scan.attachment, sheets=sheets)
+                          attachment=scan.attachment, sheets=sheets, blank_pages=len(w.blank))
 
     def close(self) -> None:
         for w in self.workers:

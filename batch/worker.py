@@ -69,8 +69,10 @@ def sheet_id(sha256: str | None, page: int) -> str:
 
 
 def process_scan(scan: ScanInput, sheets_dir: Path, reader: Reader, reconciler: Reconciler,
-                 rules: dict | None, on_page: Callable[[SheetRecord], None] | None = None) -> ScanRecord:
-    """Read every page of ``scan``, calling ``on_page`` as each is done; never raises."""
+                 rules: dict | None, on_page: Callable[[SheetRecord], None] | None = None,
+                 on_blank: Callable[[int], None] | None = None) -> ScanRecord:
+    """Read every page of ``scan``, calling ``on_page`` as each is done (``on_blank`` with the
+    page number of each blank page skipped); never raises."""
     t0 = time.perf_counter()
     record = ScanRecord(sha256=scan.sha256, source=scan.source, status="done", name=scan.name,
                         container=scan.container, sender=scan.sender, subject=scan.subject,
@@ -80,6 +82,8 @@ def process_scan(scan: ScanInput, sheets_dir: Path, reader: Reader, reconciler: 
         for outcome in reader(scan.path, scan.data, scan.source):
             if getattr(outcome, "blank_back", False):  # nothing to read there, nothing wrong
                 record.blank_pages += 1
+                if on_blank is not None:
+                    on_blank(outcome.page)
                 continue
             record.sheets.append(_process_page(scan, outcome, sheets_dir, reconciler, house))
             if on_page is not None:

@@ -126,6 +126,23 @@ def test_time_limit_is_per_sheet_and_keeps_finished_pages(tmp_path):
     assert second.error == "time limit exceeded (2 s per sheet)"
 
 
+def test_time_limit_after_a_blank_page_fails_the_right_page(tmp_path):
+    """Sheet, blank back, then a page that hangs: the failed page is the third, and the blank
+    page is still counted as skipped, not lost with the killed worker."""
+    folder = tmp_path / "in"
+    folder.mkdir()
+    (folder / "three-pages.pdf").write_bytes(sheet_bytes(GOOD, then_blank=True, then_sleep=30))
+    out = tmp_path / "out"
+    summary = run([folder], out, timeout=2)
+    assert (summary.sheets, summary.failed, summary.blank_pages) == (1, 1, 1)
+    assert [f.split("/")[-1] for f in summary.failures] == [
+        "three-pages.pdf page 3: time limit exceeded (2 s per sheet)"]
+    with Ledger(out / LEDGER_NAME) as ledger:
+        first, second = ledger.sheets()
+    assert (first.page, first.status) == (0, "ok")
+    assert (second.page, second.status, second.sheet_id[-3:]) == (2, "failed", "-p3")
+
+
 def test_one_job_runs_in_order(tmp_path):
     summary = run([make_inputs(tmp_path / "in")], tmp_path / "out", jobs=1)
     assert summary.sheets == 3 and summary.peak_worker_rss_mb > 10

@@ -35,10 +35,12 @@ COLS = ("dealer",) + NUMBER_COLUMNS
 
 
 def sheet_bytes(rows: list[tuple], names=("Smith / Jones", "Brown / Reid"), unsure: dict | None = None,
-                then_sleep: float = 0) -> bytes:
+                then_sleep: float = 0, then_blank: bool = False) -> bytes:
     """A fake scan: rows of (dealer, ns, ew, cum_ns, cum_ew); unsure maps "deal:col" to candidates;
-    then_sleep > 0 adds a second page that takes that many seconds."""
-    spec = {"rows": rows, "names": list(names), "unsure": unsure or {}, "then_sleep": then_sleep}
+    then_blank adds a blank page (the back of a duplex scan) after the sheet; then_sleep > 0 adds
+    a page after those that takes that many seconds."""
+    spec = {"rows": rows, "names": list(names), "unsure": unsure or {}, "then_sleep": then_sleep,
+            "then_blank": then_blank}
     return b"SHEET " + json.dumps(spec).encode()
 
 
@@ -96,9 +98,13 @@ def fake_reader(path: str | None, data: bytes | None = None, name: str | None = 
     spec = json.loads(raw[6:].strip())
     yield PageOutcome(source=source, page=0, reading=make_reading(source, spec),
                       table=make_table(source, len(spec["rows"])))
-    if spec.get("then_sleep"):  # a second page that takes this long
+    page = 1
+    if spec.get("then_blank"):
+        yield PageOutcome(source=source, page=page, error=f"{source} page 2: blank page", blank_back=True)
+        page += 1
+    if spec.get("then_sleep"):  # a page that takes this long
         time.sleep(spec["then_sleep"])
-        yield PageOutcome(source=source, page=1, reading=make_reading(source, spec))
+        yield PageOutcome(source=source, page=page, reading=make_reading(source, spec))
 
 
 def simple_reconciler(reading: SheetReading, rules=None) -> ReconciledSheet:
