@@ -42,7 +42,6 @@ bench: install
 
 lint: install
 	$(PY) -m ruff check .
-	$(PY) -m ruff format --check . || true
 
 # Rebuild the committed cell recogniser (training-only libraries go in .venv-train);
 # the recipe is in train/README.md.
