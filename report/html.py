@@ -12,6 +12,7 @@ import html
 from collections.abc import Iterable
 
 from batch.ledger import LedgerSheet
+from report import UNSURE_NOTE, reading_unsure
 from scoring.sheet import COLUMNS
 
 COLOURS = {"read": "#1e9e3a", "review": "#f0a000", "flag": "#d62728"}
@@ -199,7 +200,8 @@ def _flags(result: dict) -> str:
     items = "".join(
         f'<li class="flag"><b>{e(f.get("kind"))}</b>'
         f'{" (deal " + e(f.get("deal")) + ")" if f.get("deal") is not None else ""}: '
-        f'{e(f.get("message"))}</li>' for f in flags)
+        f'{e(f.get("message"))}{" &mdash; <i>" + e(UNSURE_NOTE) + "</i>" if reading_unsure(f, result) else ""}'
+        '</li>' for f in flags)
     return f'<h2>Flags</h2><ul class="flags">{items}</ul>'
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from report import UNSURE_NOTE, reading_unsure
+
 
 def _cell(value) -> str:
     if value is None:
@@ -43,7 +45,7 @@ def sheet_text(obj: dict) -> str:
     lines.append("")
     lines.append(f"  mistakes on the sheet: {len(flags) or 'none'}")
     for flag in flags:
-        lines.append(f"    ! {flag.get('message')}")
+        lines.append(f"    ! {flag.get('message')}" + (f" ({UNSURE_NOTE})" if reading_unsure(flag, obj) else ""))
     review = obj.get("review", [])
     lines.append(f"  to check by eye: {len(review) or 'nothing'}")
     for item in review:

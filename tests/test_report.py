@@ -15,7 +15,9 @@ from test_batch_fakes import consistent_rows, fake_reader, sheet_bytes, simple_r
 from batch.inputs import collect_inputs
 from batch.ledger import LEDGER_NAME, Ledger, LedgerSheet
 from batch.runner import BatchOptions, run_batch
+from report import UNSURE_NOTE, reading_unsure
 from report.html import cell_state, flagged_cells, render_index, render_sheet, review_cells
+from report.text import sheet_text
 
 EVIL = '<img src=x onerror=alert(1)>"&\''
 
@@ -58,6 +60,30 @@ def test_cell_states_from_flags_and_review():
     assert cell_state("total", "cum_ew", set(), review) == "review"
     assert cell_state("total", "cum_ns", set(), review) == "read"
     assert cell_state("", "winners", set(), review) == "review"
+
+
+def test_a_flag_on_a_cell_also_in_review_says_to_check_the_reading_first():
+    """A flag whose cell is also unsure (a misread can look like a miscopied number) tells the
+    organiser to check the reading before telling the players; a flag on a sure cell does not."""
+    unsure = {"deal": 27, "kind": "cumulative", "side": "ew", "column": "cum_ew", "written": 1280,
+              "expected": 1780, "message": "deal 27: E/W cumulative 1280, but 1780 + 0 = 1780"}
+    sure = {"deal": 4, "kind": "cumulative", "side": "ns", "column": "cum_ns", "written": 520,
+            "expected": 620, "message": "deal 4: N/S cumulative 520, but 520 + 100 = 620"}
+    total = {"deal": 30, "kind": "total", "side": "ns", "written": 4000, "expected": 4620,
+             "message": "Total N/S 4000, but the last cumulative is 4620"}
+    result = {"rows": [], "totals": {}, "flags": [unsure, sure, total],
+              "review": [{"deal": 27, "column": "cum_ew", "candidates": [[1280, 0.84], [1780, 0.16]],
+                          "reason": "unsure reading"},
+                         {"deal": 4, "column": "cum_ew", "candidates": [[90, 0.6]], "reason": "unsure reading"},
+                         {"deal": None, "column": "total_ns", "candidates": [[4000, 0.7]], "reason": "unsure"}]}
+    assert [reading_unsure(f, result) for f in (unsure, sure, total)] == [True, False, True]
+    assert not reading_unsure(total, {**result, "review": result["review"][:2]})
+    lines = [line for line in sheet_text({"source": "s.png", **result}).splitlines() if line.startswith("    ! ")]
+    assert [UNSURE_NOTE in line for line in lines] == [True, False, True]
+    sheet = LedgerSheet(sheet_id="abc-p1", source="s.png", page=0, status="ok", error=None, sender=None,
+                        subject=None, date=None, attachment=None, processed_at="now", result=result)
+    page = render_sheet(sheet, None)
+    assert page.count(UNSURE_NOTE) == 2
 
 
 def _chromium() -> str | None:
