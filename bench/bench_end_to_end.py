@@ -32,10 +32,28 @@ def cpu_now() -> float:
     return own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime
 
 
-def flagged_right(mistake: dict, flags: list[dict]) -> bool:
+def _same(mistake: dict, flag: dict) -> bool:
+    """Does ``flag`` name the planted ``mistake`` (its kind, and its deal where it has one)?"""
     if mistake["kind"] in ("total", "winner"):
-        return any(f["kind"] == mistake["kind"] for f in flags)
-    return any(f["kind"] == mistake["kind"] and f.get("deal") == mistake["deal"] for f in flags)
+        return flag["kind"] == mistake["kind"]
+    return flag["kind"] == mistake["kind"] and flag.get("deal") == mistake["deal"]
+
+
+def flagged_right(mistake: dict, flags: list[dict]) -> bool:
+    return any(_same(mistake, f) for f in flags)
+
+
+def flag_is_planted(flag: dict, truth: dict) -> bool:
+    """Is ``flag`` one of the planted mistakes, or a real consequence of one?  (Every flag should
+    be: "every flag a real mistake".)  The consequence: a slip carried forward can change who won,
+    so the winners line, right by the written totals, names the pair the deals' scores make losers."""
+    if any(_same(m, flag) for m in truth["mistakes"]):
+        return True
+    if flag["kind"] == "winner" and truth["mistakes"]:
+        ns = sum(r["ns"] or 0 for r in truth["rows"])
+        ew = sum(r["ew"] or 0 for r in truth["rows"])
+        return ns != ew and flag.get("expected") == ("ns" if ns > ew else "ew")
+    return False
 
 
 @dataclass
@@ -49,6 +67,8 @@ class SheetScore:
     caught: int = 0  # ... and flagged at the right deal
     mistake_free: bool = False
     flagged: bool = False  # any flag at all
+    flags: int = 0  # flags raised ...
+    flags_planted: int = 0  # ... that name a planted mistake (the others are false, on any sheet)
 
 
 def score_sheet(obj: dict, truth: dict) -> SheetScore:
@@ -68,6 +88,8 @@ def score_sheet(obj: dict, truth: dict) -> SheetScore:
     for mistake in truth["mistakes"]:
         score.planted += 1
         score.caught += flagged_right(mistake, obj["flags"])
+    score.flags = len(obj["flags"])
+    score.flags_planted = sum(flag_is_planted(f, truth) for f in obj["flags"])
     return score
 
 
@@ -81,6 +103,7 @@ def main(argv: list[str]) -> int:
     numbers = numbers_right = 0
     planted = caught = 0
     clean_sheets = clean_flagged = 0
+    flags = flags_planted = 0
     exact = failed = sheets = 0
     reviews: list[int] = []
     cpu: list[float] = []
@@ -106,6 +129,8 @@ def main(argv: list[str]) -> int:
         stats[1] += score.exact
         planted += score.planted
         caught += score.caught
+        flags += score.flags
+        flags_planted += score.flags_planted
         if score.mistake_free:
             clean_sheets += 1
             clean_flagged += score.flagged
@@ -122,6 +147,7 @@ def main(argv: list[str]) -> int:
     print(f"| written numbers right after reconciliation | {pct(numbers_right, numbers)} | ≥ 99.5 % |")
     print(f"| planted mistakes flagged at the right deal | {pct(caught, planted)} | ≥ 98 % |")
     print(f"| mistake-free sheets with any flag | {pct(clean_flagged, clean_sheets)} | ≤ 2 % |")
+    print(f"| flags that name a planted mistake (every sheet) | {pct(flags_planted, flags)} | |")
     print(f"| sheets read exactly (every number and dealer) | {pct(exact, sheets)} | ≥ 90 % |")
     if reviews:
         print(f"| review items per sheet, median (mean) | {statistics.median(reviews)}"

@@ -40,7 +40,7 @@ import ocr.read
 import scoring.recon_decode
 import scoring.recon_trust
 import scoring.reconcile
-from bench.bench_end_to_end import flagged_right, score_sheet
+from bench.bench_end_to_end import flag_is_planted, flagged_right, score_sheet
 from bench.bench_read import NUMBER_KEYS, reading_cells, truth_value
 from ocr.cellnet import DIGITS_PATH, MODEL_PATH, CellNet, CellReader, default_net
 from ocr.digitnet import DigitNet
@@ -150,6 +150,7 @@ def legible(mistake: dict, cells: dict) -> bool | None:
 
 def measure(sheets, readings: list, details: bool = False) -> dict[str, float]:
     numbers = right = planted = caught = clean = clean_flagged = exact = read = review = 0
+    flags = flags_planted = 0
     by_legible = {True: [0, 0], False: [0, 0], None: [0, 0]}  # legible -> [planted, flagged]
     nll = written = 0.0
     number_cells = in_top3 = written_right = 0  # the reader alone, as bench_read.py counts them
@@ -173,7 +174,7 @@ def measure(sheets, readings: list, details: bool = False) -> dict[str, float]:
                 written_right += cell.best == want
         obj = reconcile(reading, explain=False).to_json()
         score = score_sheet(obj, truth)
-        if details and (score.caught < score.planted or (score.mistake_free and score.flagged)):
+        if details and (score.caught < score.planted or score.flags_planted < score.flags):
             _explain(seed, truth, obj)
         for m in truth["mistakes"]:
             tally = by_legible[legible(m, cells)]
@@ -188,11 +189,14 @@ def measure(sheets, readings: list, details: bool = False) -> dict[str, float]:
         caught += score.caught
         clean += score.mistake_free
         clean_flagged += score.mistake_free and score.flagged
+        flags += score.flags
+        flags_planted += score.flags_planted
     return {"sheets": read, "numbers": right / max(numbers, 1), "caught": caught, "planted": planted,
             "clean_flagged": clean_flagged, "clean": clean, "exact": exact / max(read, 1),
             "review": review / max(read, 1), "nll": nll / max(written, 1),
             "read_written": written_right / max(written, 1), "top3": in_top3 / max(number_cells, 1),
-            "legible": by_legible[True], "illegible": by_legible[False]}
+            "legible": by_legible[True], "illegible": by_legible[False],
+            "flags": flags, "flags_planted": flags_planted}
 
 
 def _explain(seed: int, truth: dict, obj: dict) -> None:
@@ -204,8 +208,8 @@ def _explain(seed: int, truth: dict, obj: dict) -> None:
                     or (m.get("deal") is None and m["kind"] in r.get("reason", "").lower())]
             print(f"  {seed} missed {m['kind']} deal {m.get('deal')} ({truth['hand']}, {truth['scan']}); "
                   f"{'in review' if near else 'not in review'}", file=sys.stderr)
-    if not truth["mistakes"]:
-        for f in obj["flags"]:
+    for f in obj["flags"]:
+        if not flag_is_planted(f, truth):
             print(f"  {seed} false {f['kind']} deal {f.get('deal')} {f.get('side')} written {f.get('written')} "
                   f"expected {f.get('expected')} ({truth['hand']}, {truth['scan']})", file=sys.stderr)
 
@@ -222,8 +226,8 @@ def main(argv: list[str]) -> int:
     print(f"{len(sheets)} generated sheets, seeds {args.seed}..{args.seed + args.count - 1}\n")
     print("| configuration | numbers right | planted flagged | mistake-free sheets flagged | sheets exact | review items per sheet"
           " | truth's NLL (written cells) | reader alone: written numbers | truth in top 3"
-          f" | planted flagged: read as written >= {LEGIBLE_AT} / less sure |")
-    print("|---|---|---|---|---|---|---|---|---|---|")
+          f" | planted flagged: read as written >= {LEGIBLE_AT} / less sure | flags naming a planted mistake |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
     cache: dict[tuple, list] = {}  # configurations that differ only in the flag thresholds share readings
     for spec in args.config or ["current"]:
         key, reader = configure(spec)
@@ -233,7 +237,8 @@ def main(argv: list[str]) -> int:
         print(f"| {spec} | {100 * m['numbers']:.2f} % | {m['caught']}/{m['planted']} |"
               f" {m['clean_flagged']}/{m['clean']} | {100 * m['exact']:.1f} % | {m['review']:.2f} | {m['nll']:.4f} |"
               f" {100 * m['read_written']:.2f} % | {100 * m['top3']:.2f} % |"
-              f" {m['legible'][1]}/{m['legible'][0]} / {m['illegible'][1]}/{m['illegible'][0]} |")
+              f" {m['legible'][1]}/{m['legible'][0]} / {m['illegible'][1]}/{m['illegible'][0]} |"
+              f" {m['flags_planted']}/{m['flags']} |")
     return 0
 
 

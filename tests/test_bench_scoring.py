@@ -1,0 +1,36 @@
+"""How the benchmarks judge a flag: one of the planted mistakes, or a real consequence of one."""
+
+from __future__ import annotations
+
+from bench.bench_end_to_end import flag_is_planted, flagged_right, score_sheet
+
+ROWS = [{"deal": 1, "dealer": "N", "ns": 0, "ew": 620, "cum_ns": 0, "cum_ew": 620},
+        {"deal": 2, "dealer": "E", "ns": 700, "ew": 0, "cum_ns": 1700, "cum_ew": 620}]  # 700 slipped to 1700
+SLIP = {"deal": 2, "kind": "cumulative", "side": "ns", "column": "cum_ns", "written": 1700, "expected": 700}
+
+
+def test_a_flag_is_judged_by_kind_and_deal():
+    truth = {"rows": ROWS, "mistakes": [SLIP]}
+    right = {"deal": 2, "kind": "cumulative", "side": "ns"}
+    assert flag_is_planted(right, truth) and flagged_right(SLIP, [right])
+    assert not flag_is_planted({"deal": 1, "kind": "cumulative", "side": "ns"}, truth)
+    assert not flagged_right(SLIP, [{"deal": 1, "kind": "cumulative"}, {"deal": 2, "kind": "score"}])
+
+
+def test_a_winners_line_the_slip_made_wrong_is_a_real_mistake_and_a_false_one_is_not():
+    """The slip gives N/S 1700 v 620 on the sheet, so the players named N/S; the deals' scores
+    make it 700 v 620 -- still N/S: a winner flag expecting E/W is false, one expecting N/S real."""
+    truth = {"rows": ROWS, "mistakes": [SLIP]}
+    assert flag_is_planted({"kind": "winner", "written": "ew", "expected": "ns"}, truth)
+    assert not flag_is_planted({"kind": "winner", "written": "ns", "expected": "ew"}, truth)
+    # on a mistake-free sheet every winner flag is false
+    assert not flag_is_planted({"kind": "winner", "expected": "ns"}, {"rows": ROWS, "mistakes": []})
+
+
+def test_score_sheet_counts_flags_and_the_planted_ones():
+    truth = {"rows": ROWS, "mistakes": [SLIP]}
+    obj = {"rows": ROWS, "flags": [{"deal": 2, "kind": "cumulative", "side": "ns"},
+                                   {"deal": 1, "kind": "dealer"}], "review": []}
+    score = score_sheet(obj, truth)
+    assert (score.planted, score.caught, score.flags, score.flags_planted) == (1, 1, 2, 1)
+    assert score.exact and score.numbers == score.numbers_right == 5  # the non-zero ones
