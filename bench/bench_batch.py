@@ -103,7 +103,8 @@ def main(argv: list[str] | None = None) -> int:
         "",
         "| figure | value |",
         "|---|---|",
-        f"| wall time, {len(paths)} files = {len(pages)} sheets (pages), --jobs {args.jobs} |"
+        f"| wall time, {len(paths)} files = {len(pages)} sheets (pages; {summary.blank_pages} blank back pages"
+        f" skipped), --jobs {args.jobs} |"
         f" {summary.seconds:.1f} s |",
         f"| sheets per minute (every page, read or failed) | {per_min:.1f} |",
         f"| seconds per sheet per worker | {summary.seconds * args.jobs / len(pages):.2f} |",
