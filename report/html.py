@@ -12,7 +12,7 @@ import html
 from collections.abc import Iterable
 
 from batch.ledger import LedgerSheet
-from report import UNSURE_NOTE, reading_unsure
+from report import UNSURE_NOTE, reading_unsure, review_cells
 from scoring.sheet import COLUMNS
 
 COLOURS = {"read": "#1e9e3a", "review": "#f0a000", "flag": "#d62728"}
@@ -69,19 +69,6 @@ def flagged_cells(result: dict) -> set[tuple[str, str]]:
             out.update({(row, side), (row, f"cum_{side}")})
         else:
             out.add((row, "*"))
-    return out
-
-
-def review_cells(result: dict) -> set[tuple[str, str]]:
-    """(row, cell key) of every review item; a Total-row item ("total_ns") is the Total row's
-    cumulative cell."""
-    out = set()
-    for r in result.get("review") or []:
-        col = str(r.get("column"))
-        if r.get("deal") is None and col.startswith("total_"):
-            out.add(("total", "cum_" + col[len("total_"):]))
-        else:
-            out.add(("" if r.get("deal") is None else str(r["deal"]), col))
     return out
 
 
