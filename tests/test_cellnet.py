@@ -67,6 +67,24 @@ def test_prepare_finds_faint_and_speckled_writing():
     assert np.array_equal(prepare_cut(_written(0))[0], prepare(_written(0)))
 
 
+def test_prepare_keeps_a_dotted_digit_beside_a_solid_one():
+    """A fax breaks one digit into specks each too small to count and leaves its neighbour solid
+    (bench sheet 60005, "50" read "5"): the cut takes in the dotted digit, not only the solid one."""
+    cell = np.full((52, 200), 255, np.uint8)
+    cv2.putText(cell, "5", (60, 40), cv2.FONT_HERSHEY_SIMPLEX, 1.1, 0, 3)
+    for t in np.linspace(0, 2 * np.pi, 18, endpoint=False):  # the 0 as 2 x 2 dots 3-4 px apart
+        x, y = int(round(112 + 11 * np.cos(t))), int(round(26 + 15 * np.sin(t)))
+        cell[y:y + 2, x:x + 2] = 0
+    _, cut = prepare_cut(cell)
+    assert cut is not None and not cut.second_look
+    right = cut.x0 + np.flatnonzero(prepare(cell).max(axis=0) > 0)[-1] / cut.xscale
+    assert right > 120  # through the dotted 0 (the solid 5 ends near x = 85)
+    # specks around a solid number do not widen its cut
+    specks = _written(0)
+    specks[20, 30] = specks[24, 34] = 0
+    assert prepare_cut(specks)[1].x0 == prepare_cut(_written(0))[1].x0
+
+
 def test_prepare_second_look_keeps_noise_empty():
     cell = np.full((44, 180), 255, np.uint8)
     rng = np.random.default_rng(1)
