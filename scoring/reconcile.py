@@ -148,7 +148,14 @@ def reconcile(reading: SheetReading, rules=None, checker: DealChecker | None = N
     totals_out, final = _totals(shown, out_rows, empty)
     _total_review(hyps, shown, reading.total, review)
     winners = reading.winners_hint if reading.winners_hint in ("ns", "ew") else None
-    _winner_flag(winners, final, flags)
+    winner_flag = _winner_flag(winners, final)
+    if winner_flag is not None and rescan is None:
+        flags.append(winner_flag)
+    elif winner_flag is not None:
+        # too much of the sheet unread (rescan advice): its totals are guesses, the winners a question
+        review.append(ReviewItem(None, "winners", [(winners, 1.0)],
+                                 f"winners line names {SIDE_NAMES[winners]}; the numbers read so far "
+                                 f"give {final['ns']} (N/S) v {final['ew']} (E/W), but too many are unsure to say"))
     if winners is None and final["ns"] is not None and final["ew"] is not None \
             and final["ns"] != final["ew"]:
         winners = "ns" if final["ns"] > final["ew"] else "ew"
@@ -675,19 +682,21 @@ def _total_review(hyps: list[Hypothesis], best: Hypothesis | None, total: RowRea
                                      f"Total row read as {_best_read(cell)}, but the cumulatives give {value}"))
 
 
-def _winner_flag(winners, final, flags) -> None:
+def _winner_flag(winners, final) -> Flag | None:
+    """The flag for named winners without the higher total (or level totals), or None."""
     ns, ew = final.get("ns"), final.get("ew")
     if winners not in ("ns", "ew") or ns is None or ew is None:
-        return
+        return None
     mine, theirs = (ns, ew) if winners == "ns" else (ew, ns)
     name, other = SIDE_NAMES[winners], SIDE_NAMES["ew" if winners == "ns" else "ns"]
     if mine < theirs:
-        flags.append(Flag("winner", f"the sheet names {name} as winners, but {other} have the higher "
-                          f"total ({theirs} v {mine})", side=winners, written=winners,
-                          expected="ew" if winners == "ns" else "ns"))
-    elif mine == theirs:
-        flags.append(Flag("winner", f"the totals are level ({ns} each): the match needs two more deals",
-                          side=winners, written=winners, expected=None))
+        return Flag("winner", f"the sheet names {name} as winners, but {other} have the higher "
+                    f"total ({theirs} v {mine})", side=winners, written=winners,
+                    expected="ew" if winners == "ns" else "ns")
+    if mine == theirs:
+        return Flag("winner", f"the totals are level ({ns} each): the match needs two more deals",
+                    side=winners, written=winners, expected=None)
+    return None
 
 
 def _add_explanations(sheet: ReconciledSheet, best: Hypothesis | None, rules) -> None:

@@ -649,6 +649,20 @@ def test_a_winners_line_not_understood_goes_to_review():
     assert not any(r.column == "winners" for r in reconcile(sheet(running(SEED_001)), explain=False).review)
 
 
+def test_on_a_sheet_sent_back_for_a_rescan_the_winners_are_a_question_not_a_flag():
+    """Too many numbers unread to trust the totals (seed 70014, a fax of pencil: the winners flag
+    said N/S had 9880 from guesses at deals 14-30): a review item, not a players' mistake."""
+    rows = running(SEED_001 * 2)
+    unread = [(None, 0.6), (100, 0.25), (900, 0.15)]
+    probs = {(i, col): unread for i in range(7, 14) for col in ("ns", "cum_ns")}
+    faint = reconcile(sheet(rows, winners="ns", probs=probs), explain=False)
+    assert faint.rescan is not None and flags_of(faint, "winner") == []
+    item = next(r for r in faint.review if r.column == "winners")
+    assert item.candidates == [("ns", 1.0)] and "too many are unsure" in item.reason
+    clear = reconcile(sheet(rows, winners="ns"), explain=False)  # the same mistake, legible: flagged
+    assert clear.rescan is None and len(flags_of(clear, "winner")) == 1
+
+
 def test_winners_are_checked_against_the_cumulatives_when_a_deal_is_missing():
     """A deal left out (its row empty) still went into the later cumulatives: the players' totals
     are the cumulatives, not the sum of the written scores (seed 100149: E/W named as winners,
