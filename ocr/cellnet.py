@@ -81,8 +81,10 @@ FAINT_INK = 0.01
 # 14); "odds", its readings carry their one-digit variants' odds and dealer letters are read by the
 # cascade of cell networks, not the first alone (round 15); "cal", its "none of these" is calibrated
 # and its readings carry the sheet's doubt, by which reconciliation widens it (round 16: readings
-# without the mark carry "none" already widened)
-PREPARE_MARK = "look2-odds-cal"
+# without the mark carry "none" already widened); "dots", its cut keeps a digit a fax broke into
+# dots beside a solid one, and "half", its "none of these" is half the mass its beam left uncovered
+# (round 19: the same networks read some cells differently, so stored readings say which)
+PREPARE_MARK = "look2-odds-cal-dots-half"
 
 
 def prepare_cut(grey: np.ndarray) -> tuple[np.ndarray, Cut | None]:

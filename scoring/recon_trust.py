@@ -1,9 +1,8 @@
 """How far reconciliation trusts the reader's list of candidates for a written number.
 
 The reader (ocr/read.py) reports, for each written number cell, its candidates and -- as "none of
-these" -- its own estimate of the chance that the truth is none of them: calibrated, the mass its
-beam left uncovered (on the read benchmark's 100 sheets, mean 0.59 % against 0.45 % of written
-cells whose truth is unlisted; bench/RESULTS-read.md, round 16).  Reconciliation takes that chance
+these" -- its own estimate of the chance that the truth is none of them: calibrated, from the mass
+its beam left uncovered (ocr/read.py NONE_SCALE; bench/RESULTS-read.md, rounds 16 and 19).  Reconciliation takes that chance
 larger before it decodes: a sure misread looks exactly like a lone miscopied cumulative, and "some
 value the reader did not list" is what lets the arithmetic call a reading a misread rather than
 the players' mistake.  How much larger was chosen with the whole product (rounds 4-12: 2-20x the

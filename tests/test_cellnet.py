@@ -263,11 +263,11 @@ def test_version_says_when_the_other_networks_read_only_unsure_cells(monkeypatch
 
     a, b = _Frames(["1"]), _Frames(["1"])
     a.digest, b.digest = "aaaa", "bbbb"
-    assert CellReader((a, b)).version == f"aaaa+bbbb-below{ocr.cellnet.ENSEMBLE_UNSURE:g}+look2-odds-cal"
-    assert CellReader((a,)).version == "aaaa+look2-odds-cal"
+    assert CellReader((a, b)).version == f"aaaa+bbbb-below{ocr.cellnet.ENSEMBLE_UNSURE:g}+look2-odds-cal-dots-half"
+    assert CellReader((a,)).version == "aaaa+look2-odds-cal-dots-half"
     assert reader_version() == default_net().version and "-below" in reader_version()
     monkeypatch.setattr(ocr.cellnet, "ENSEMBLE_UNSURE", 1.01)
-    assert CellReader((a, b)).version == "aaaa+bbbb+look2-odds-cal"
+    assert CellReader((a, b)).version == "aaaa+bbbb+look2-odds-cal-dots-half"
     assert not any("-below" in part for part in reader_version().split("+") if not part.startswith("digits-"))
 
 
@@ -279,10 +279,10 @@ def test_version_says_below_what_the_digit_network_is_asked(monkeypatch):
 
     monkeypatch.setattr(ocr.cellnet, "ENSEMBLE_UNSURE", 0.995)
     monkeypatch.setattr(ocr.cellnet, "DIGITS_UNSURE", 0.999)
-    assert _version(["aaaa", "bbbb"], "dddd") == "aaaa+bbbb-below0.995+digits-dddd-below0.999+look2-odds-cal"
+    assert _version(["aaaa", "bbbb"], "dddd") == "aaaa+bbbb-below0.995+digits-dddd-below0.999+look2-odds-cal-dots-half"
     monkeypatch.setattr(ocr.cellnet, "DIGITS_UNSURE", 0.98)
-    assert _version(["aaaa", "bbbb"], "dddd") == "aaaa+bbbb-below0.995+digits-dddd+look2-odds-cal"
-    assert _version(["aaaa"], None) == "aaaa+look2-odds-cal"
+    assert _version(["aaaa", "bbbb"], "dddd") == "aaaa+bbbb-below0.995+digits-dddd+look2-odds-cal-dots-half"
+    assert _version(["aaaa"], None) == "aaaa+look2-odds-cal-dots-half"
 
 
 def test_opencv_dnn_runs_the_same_network():

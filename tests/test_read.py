@@ -227,17 +227,18 @@ def _none(reading) -> float:
 
 
 def test_none_of_these_is_what_the_beam_left_uncovered():
-    """The reader's "none of these" is its calibrated chance that the truth is unlisted -- the
-    probability its beam did not cover or gave to no number, at least NONE_FLOOR -- not widened
-    for reconciliation (scoring/recon_trust.py does that): an unsure best value no longer pushes
-    it up, so it does not crowd the truth out of the top three."""
-    from ocr.read import NONE_FLOOR, number_reading
+    """The reader's "none of these" is its calibrated chance that the truth is unlisted --
+    NONE_SCALE x the probability its beam did not cover or gave to no number, at least NONE_FLOOR --
+    not widened for reconciliation (scoring/recon_trust.py does that): an unsure best value no
+    longer pushes it up, so it does not crowd the truth out of the top three."""
+    from ocr.read import NONE_FLOOR, NONE_SCALE, number_reading
 
     sure = number_reading([("820", 0.995), ("880", 0.004)])
     assert _none(sure) == pytest.approx(NONE_FLOOR) and sure.best == 820
     unsure = number_reading([("800", 0.6), ("880", 0.3), ("-", 0.04)])  # 0.06 uncovered
-    assert [v for v, _ in unsure.candidates] == [800, 880, None, 0]
-    assert _none(unsure) == pytest.approx(0.06)  # was 0.3 x (1 - 0.6) = 0.12 before round 16
+    none = NONE_SCALE * 0.06
+    assert _none(unsure) == pytest.approx(none / (0.94 + none))  # 0.12 before round 16, 0.06 in 16-18
+    assert [v for v, _ in unsure.candidates] == [800, 880, 0, None]
     assert sum(p for _, p in unsure.candidates) == pytest.approx(1.0)
     # every value it keeps is listed with "none of these" last when the values outweigh it
     many = number_reading([(s, 0.16) for s in ("100", "200", "300", "400", "500", "600")])
