@@ -83,7 +83,8 @@ FAINT_INK = 0.01
 # and its readings carry the sheet's doubt, by which reconciliation widens it (round 16: readings
 # without the mark carry "none" already widened); "dots", its cut keeps a digit a fax broke into
 # dots beside a solid one, and "half", its "none of these" is half the mass its beam left uncovered
-# (round 19: the same networks read some cells differently, so stored readings say which)
+# and the digit network's share of it 0.6 (round 19: the same networks read some cells differently,
+# so stored readings say which)
 PREPARE_MARK = "look2-odds-cal-dots-half"
 
 
