@@ -85,6 +85,31 @@ def test_prepare_keeps_a_dotted_digit_beside_a_solid_one():
     assert prepare_cut(specks)[1].x0 == prepare_cut(_written(0))[1].x0
 
 
+def test_prepare_clears_faint_shading_beside_the_writing_but_keeps_a_faint_stroke():
+    """Faint ink in the cut's margins that makes no stroke -- a photo's shading, a JPEG block's
+    edge -- is cleared (60076: "300" read "1300"); a faint thin upright stroke (a lightly written
+    1, 130103's "1740") is kept."""
+    def cell_with(mark) -> np.ndarray:
+        cell = np.full((48, 200), 255, np.uint8)
+        cv2.putText(cell, "20", (100, 36), cv2.FONT_HERSHEY_SIMPLEX, 1.0, 0, 2)
+        mark(cell)
+        return cell
+
+    def left_of_writing(cell) -> float:
+        x, cut = prepare_cut(cell)
+        x0 = next(b for b in range(100, 200) if (cell[:, b] < 128).any())  # the 2's first column
+        return float(x[:, :int((x0 - cut.x0) * cut.xscale) - 1].max())
+
+    def shade(cell):
+        cell[38:44, 60:99] = 200  # ink 0.22: a low grey band reaching the writing (the margin is 6 px)
+
+    def faint_one(cell):
+        cell[10:36, 95:97] = 185  # ink 0.27, 26 rows tall, 2 columns wide: a stroke
+
+    assert left_of_writing(cell_with(shade)) == 0.0
+    assert left_of_writing(cell_with(faint_one)) > 0.15
+
+
 def test_prepare_second_look_keeps_noise_empty():
     cell = np.full((44, 180), 255, np.uint8)
     rng = np.random.default_rng(1)
