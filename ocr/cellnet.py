@@ -171,7 +171,7 @@ def _cut_to(ink: np.ndarray, boxes: list, out: np.ndarray) -> tuple[np.ndarray, 
 # unless it makes a stroke: at least MARGIN_STROKE_TALL x the writing's height (at ink > 0.1) and at
 # most MARGIN_STROKE_WIDE x it wide -- a lightly written 1 stays, a photo's shading, a JPEG block's
 # edge or a fax's grey goes (read as a leading 1 or 6: "600" -> "6600").  Round 19, on the seven
-# benchmark ranges: the truth's NLL 6-13 % lower on every one, real handwriting read wrong 1,436 ->
+# benchmark ranges: the truth's NLL 3-13 % lower on every one, real handwriting read wrong 1,436 ->
 # 1,385 of 41,668 (bench/RESULTS-read.md); clearing every faint margin pixel lost faint leading 1s.
 MARGIN_STROKE_TALL = 0.4
 MARGIN_STROKE_WIDE = 0.35
