@@ -110,6 +110,20 @@ def test_prepare_clears_faint_shading_beside_the_writing_but_keeps_a_faint_strok
     assert left_of_writing(cell_with(faint_one)) > 0.15
 
 
+def test_prepare_keeps_a_digit_written_fainter_than_its_neighbour():
+    """A pale 5 beside a dark 0 (bench sheet 90102: cut to the "0" and read 0 at 0.999): the cut
+    takes in the faint digit, not only the marks dark enough to pass the writing threshold."""
+    cell = np.full((50, 200), 255, np.uint8)
+    cv2.putText(cell, "5", (90, 38), cv2.FONT_HERSHEY_SIMPLEX, 1.1, 200, 3)  # ink 0.22 of the 0's
+    cv2.putText(cell, "0", (130, 38), cv2.FONT_HERSHEY_SIMPLEX, 1.1, 0, 3)
+    _, cut = prepare_cut(cell)
+    assert cut is not None and cut.x0 < 95  # the 5 starts near x = 92; the 0 near x = 132
+    # a faint grey wash as wide as the cell is no digit: height >= 0.9 x the cell's
+    washed = cell.copy()
+    washed[:, :60] = np.minimum(washed[:, :60], 200)
+    assert prepare_cut(washed)[1].x0 == cut.x0
+
+
 def test_prepare_second_look_keeps_noise_empty():
     cell = np.full((44, 180), 255, np.uint8)
     rng = np.random.default_rng(1)
