@@ -67,6 +67,10 @@ class Cut:
     second_look: bool = False  # found by prepare_cut's second look (faint, speckled or dotted writing)
 
 
+# Ink (0 paper .. 1 the cell's darkest) above this is writing; a mark of it counts when it holds
+# _mark_area(h) pixels or is MARK_TALL x the cell's height tall
+WRITING_INK = 0.35
+MARK_TALL = 0.3
 # The second look at a cell the first finds empty (see prepare_cut): writing at least this dark at
 # the cell's 99.5th percentile of ink (a robust "darkest" that one black speck does not set) ...
 FAINT_TOP = 0.1
@@ -82,9 +86,9 @@ FAINT_INK = 0.01
 # cascade of cell networks, not the first alone (round 15); "cal", its "none of these" is calibrated
 # and its readings carry the sheet's doubt, by which reconciliation widens it (round 16: readings
 # without the mark carry "none" already widened); "dots", its cut keeps a digit a fax broke into
-# dots beside a solid one or written fainter, and clears faint shading from its margins, and "half", its "none of these"
-# is half the mass its beam left uncovered and the digit network's share of it 0.6 (round 19: the
-# same networks read many cells differently, so stored readings say which)
+# dots beside a solid one or written fainter, and clears faint shading from its margins; "half",
+# its "none of these" is half the mass its beam left uncovered and the digit network's share of it
+# 0.6 (round 19: the same networks read many cells differently, so stored readings say which)
 PREPARE_MARK = "look2-odds-cal-dots-half"
 
 
@@ -108,11 +112,10 @@ def prepare_cut(grey: np.ndarray) -> tuple[np.ndarray, Cut | None]:
     top = float(raw.max())
     if top >= 0.2:
         ink = np.clip(raw / max(top, 0.35), 0, 1)
-        mask = (ink > 0.35).astype(np.uint8)
+        mask = (ink > WRITING_INK).astype(np.uint8)
         n, _, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
-        min_area = max(4.0, 0.008 * h * h)
         boxes = [stats[i] for i in range(1, n)
-                 if stats[i, cv2.CC_STAT_AREA] >= min_area or stats[i, cv2.CC_STAT_HEIGHT] >= 0.3 * h]
+                 if stats[i, cv2.CC_STAT_AREA] >= _mark_area(h) or stats[i, cv2.CC_STAT_HEIGHT] >= MARK_TALL * h]
         if boxes:
             # writing a fax broke into specks beside these marks (not the specks around them)
             dotted = [d for d in _dotted_marks(ink, mask, h) if not any(_overlap(d, b) for b in boxes)]
@@ -122,7 +125,7 @@ def prepare_cut(grey: np.ndarray) -> tuple[np.ndarray, Cut | None]:
     if robust < FAINT_TOP:
         return out, None
     ink = np.clip(raw / robust, 0, 1)
-    boxes = _dotted_marks(ink, (ink > 0.35).astype(np.uint8), h)
+    boxes = _dotted_marks(ink, (ink > WRITING_INK).astype(np.uint8), h)
     if not boxes:
         return out, None
     out, cut = _cut_to(ink, boxes, out)
@@ -143,8 +146,7 @@ def _dotted_marks(ink: np.ndarray, mask: np.ndarray, h: int) -> list:
              if stats[i, cv2.CC_STAT_HEIGHT] - (k - 1) >= FAINT_TALL * h and inked[i] >= FAINT_INK * h * h)]
 
 
-# A digit written fainter than its neighbours (ink above this, below the writing threshold 0.35 of
-# the darkest) counts for the cut when it is as tall as writing (>= 0.3 x the cell, < 0.9 x it: not a
+# A digit written fainter than its neighbours (ink above this, below WRITING_INK of the darkest) counts for the cut when it is as tall as writing (>= 0.3 x the cell, < 0.9 x it: not a
 # ruling's leftover) and as big as a mark that counts: bench sheet 90102, "50" with a pale 5, was cut
 # to the "0" and read 0 at 0.999 (a false flag).  Round 19: the truth's NLL lower on five of seven
 # ranges (60000-60099 0.0617 -> 0.0594), the same within 0.0002 on the others; real handwriting
@@ -155,8 +157,14 @@ FAINT_MARK_INK = 0.2
 def _faint_marks(ink: np.ndarray, h: int) -> list:
     """The cell's faint marks (see FAINT_MARK_INK) as boxes (rows of connectedComponentsWithStats' stats)."""
     n, _, st, _ = cv2.connectedComponentsWithStats((ink > FAINT_MARK_INK).astype(np.uint8), connectivity=8)
-    return [st[i] for i in range(1, n) if 0.3 * h <= st[i, cv2.CC_STAT_HEIGHT] < 0.9 * h
-            and st[i, cv2.CC_STAT_AREA] >= max(4.0, 0.008 * h * h)]
+    return [st[i] for i in range(1, n) if MARK_TALL * h <= st[i, cv2.CC_STAT_HEIGHT] < 0.9 * h
+            and st[i, cv2.CC_STAT_AREA] >= _mark_area(h)]
+
+
+def _mark_area(h: int) -> float:
+    """The ink pixels a mark in a cell ``h`` rows high needs to count as writing (unless it is
+    MARK_TALL): fewer are specks."""
+    return max(4.0, 0.008 * h * h)
 
 
 def _overlap(a: np.ndarray, b: np.ndarray) -> bool:
@@ -185,7 +193,7 @@ def _cut_to(ink: np.ndarray, boxes: list, out: np.ndarray) -> tuple[np.ndarray, 
     return out, Cut(x0, nw / max(1, crop.shape[1]), y0, y1, ink)
 
 
-# Faint ink in the margins beside the writing's marks (below the writing threshold, 0.35) is cleared
+# Faint ink in the margins beside the writing's marks (below WRITING_INK) is cleared
 # unless it makes a stroke: at least MARGIN_STROKE_TALL x the writing's height (at ink > 0.1) and at
 # most MARGIN_STROKE_WIDE x it wide -- a lightly written 1 stays, a photo's shading, a JPEG block's
 # edge or a fax's grey goes (read as a leading 1 or 6: "600" -> "6600").  Round 19, on the seven
@@ -208,7 +216,7 @@ def _clear_margins(crop: np.ndarray, left: int, right: int, writing_h: int) -> N
         n, labels, st, _ = cv2.connectedComponentsWithStats((part > 0.1).astype(np.uint8), connectivity=8)
         stroke = np.zeros(n, bool)
         stroke[1:] = (st[1:, cv2.CC_STAT_HEIGHT] >= MARGIN_STROKE_TALL * hw) & (st[1:, cv2.CC_STAT_WIDTH] <= MARGIN_STROKE_WIDE * hw)
-        part[(part < 0.35) & ~stroke[labels]] = 0
+        part[(part < WRITING_INK) & ~stroke[labels]] = 0
 
 
 def _conv2d(x: np.ndarray, w: np.ndarray, b: np.ndarray, relu: bool = True) -> np.ndarray:

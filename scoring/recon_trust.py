@@ -2,8 +2,8 @@
 
 The reader (ocr/read.py) reports, for each written number cell, its candidates and -- as "none of
 these" -- its own estimate of the chance that the truth is none of them: calibrated, from the mass
-its beam left uncovered (ocr/read.py NONE_SCALE; bench/RESULTS-read.md, rounds 16 and 19).  Reconciliation takes that chance
-larger before it decodes: a sure misread looks exactly like a lone miscopied cumulative, and "some
+its beam left uncovered (ocr/read.py NONE_SCALE; bench/RESULTS-read.md, rounds 16 and 19).
+Reconciliation takes that chance larger before it decodes: a sure misread looks exactly like a lone miscopied cumulative, and "some
 value the reader did not list" is what lets the arithmetic call a reading a misread rather than
 the players' mistake.  How much larger was chosen with the whole product (rounds 4-12: 2-20x the
 real rate put fewer false flags on mistake-free sheets at no cost in planted mistakes flagged);
