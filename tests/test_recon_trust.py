@@ -61,6 +61,19 @@ def test_the_sheets_doubt_sets_the_floor_and_a_reading_without_one_is_taken_as_i
     assert trusted(old) is old
 
 
+def test_a_cell_read_empty_keeps_the_easy_floor_on_a_hard_sheet():
+    """Whether a cell holds ink is not what a hard sheet makes doubtful (80074: "1000 written there,
+    read as empty" at the sheet's floor explained away a carried slip)."""
+    empty = CellReading([(0, 0.998), (None, 0.001)])  # read, and read as empty (not the reader's blank flag)
+    on_hard = widened(empty, sheet_none_floor(0.4))
+    assert NONE_FLOOR < NONE_SHEET_CAP and _none(on_hard) == pytest.approx(NONE_FLOOR)
+    assert on_hard.best == 0
+    unsure = widened(CellReading([(0, 0.7), (40, 0.29), (None, 0.01)]), sheet_none_floor(0.4))
+    assert _none(unsure) == pytest.approx(NONE_SLOPE * (1 - 0.7 / 0.99 * (1 - NONE_FLOOR)))  # its doubt still counts
+    written = widened(CellReading([(620, 0.998), (None, 0.001)]), sheet_none_floor(0.4))
+    assert _none(written) == pytest.approx(NONE_SHEET_CAP)
+
+
 def test_reconcile_decides_on_the_widened_lists():
     """A reading with the reader's doubt is reconciled as its widened copy without one."""
     sheet = _sheet(0.2)

@@ -21,3 +21,15 @@ def test_unreadable_cell_in_an_impossible_pair_does_not_crash():
     # the doubt about deal 5 is reported, not silently dropped
     assert any(f.get("deal") == 5 for f in obj["flags"]) or any(
         r["deal"] == 5 for r in obj["review"])
+
+
+def test_a_slip_carried_forward_is_not_explained_away_by_writing_in_an_empty_cell():
+    # Generated sheet 80074 (a photo of MNIST handwriting) read by the real reader: at deal 27 the
+    # players wrote N/S cumulative 3790 for 2790 + 0 and carried the 1000 to the end.  The other
+    # way to square it, "N/S scored 1000 there and the reader saw an empty cell" (read empty at
+    # 0.998), must not outweigh the slip because the sheet is hard to read.
+    raw = json.loads((DATA / "reading-80074-carried-slip-over-an-empty-cell.json").read_text())
+    obj = reconcile(reading_from_json(raw), explain=False).to_json()
+    slips = [f for f in obj["flags"] if f["kind"] == "cumulative"]
+    assert [(f["deal"], f["side"], f["written"], f["expected"]) for f in slips] == [(27, "ns", 3790, 2790)]
+    assert [r["cum_ns"] for r in obj["rows"][26:28]] == [3790, 3790]  # as written: the slip is carried
