@@ -105,6 +105,8 @@ def main(argv: list[str]) -> int:
     clean_sheets = clean_flagged = 0
     flags = flags_planted = 0
     exact = failed = sheets = 0
+    rescans = 0  # sheets sent back for a rescan (scoring/legibility.py) ...
+    kept = [0, 0, 0, 0]  # ... and on the others: numbers, right, planted, flagged
     reviews: list[int] = []
     cpu: list[float] = []
     by_kind: dict[str, list[int]] = {}
@@ -129,6 +131,11 @@ def main(argv: list[str]) -> int:
         stats[1] += score.exact
         planted += score.planted
         caught += score.caught
+        if obj.get("rescan"):
+            rescans += 1
+        else:
+            for i, n in enumerate((score.numbers, score.numbers_right, score.planted, score.caught)):
+                kept[i] += n
         flags += score.flags
         flags_planted += score.flags_planted
         if score.mistake_free:
@@ -147,6 +154,9 @@ def main(argv: list[str]) -> int:
     print(f"| written numbers right after reconciliation | {pct(numbers_right, numbers)} | ≥ 99.5 % |")
     print(f"| planted mistakes flagged at the right deal | {pct(caught, planted)} | ≥ 98 % |")
     print(f"| mistake-free sheets with any flag | {pct(clean_flagged, clean_sheets)} | ≤ 2 % |")
+    print(f"| sheets sent back for a rescan (too faint to read) | {rescans} | |")
+    print(f"| ... on the other sheets: numbers right; planted mistakes flagged | {pct(kept[1], kept[0])};"
+          f" {pct(kept[3], kept[2])} | |")
     print(f"| flags that name a planted mistake (every sheet) | {pct(flags_planted, flags)} | |")
     print(f"| sheets read exactly (every number and dealer) | {pct(exact, sheets)} | ≥ 90 % |")
     if reviews:

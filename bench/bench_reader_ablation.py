@@ -19,6 +19,8 @@ differing only in reconciliation's settings share one reading of the cells); "cu
 the committed settings.  Beside reconciliation's figures each configuration's reader alone is
 counted as bench_read.py counts it (written numbers read exactly; truth among the first three
 candidates, "none of these" included), so a network can be judged on cached tables in minutes.
+The last two columns split off the sheets reconciliation sends back for a rescan (a fax whose ink
+all but vanished: scoring/legibility.py) and count numbers and planted mistakes on the others.
 """
 
 from __future__ import annotations
@@ -154,6 +156,10 @@ def measure(sheets, readings: list, details: bool = False) -> dict[str, float]:
     by_legible = {True: [0, 0], False: [0, 0], None: [0, 0]}  # legible -> [planted, flagged]
     nll = written = 0.0
     number_cells = in_top3 = written_right = 0  # the reader alone, as bench_read.py counts them
+    # the sheets reconciliation did not send back for a rescan (scoring/legibility.py): their
+    # numbers right, [numbers, right], and their planted mistakes, [planted, flagged]
+    rescans = 0
+    kept_numbers, kept_planted = [0, 0], [0, 0]
     for (seed, truth, table), reading in zip(sheets, readings, strict=True):
         if table is None:
             continue
@@ -180,6 +186,13 @@ def measure(sheets, readings: list, details: bool = False) -> dict[str, float]:
             tally = by_legible[legible(m, cells)]
             tally[0] += 1
             tally[1] += flagged_right(m, obj["flags"])
+        if obj.get("rescan"):
+            rescans += 1
+        else:
+            kept_numbers[0] += score.numbers
+            kept_numbers[1] += score.numbers_right
+            kept_planted[0] += score.planted
+            kept_planted[1] += score.caught
         read += 1
         review += len(obj["review"])
         numbers += score.numbers
@@ -196,7 +209,8 @@ def measure(sheets, readings: list, details: bool = False) -> dict[str, float]:
             "review": review / max(read, 1), "nll": nll / max(written, 1),
             "read_written": written_right / max(written, 1), "top3": in_top3 / max(number_cells, 1),
             "legible": by_legible[True], "illegible": by_legible[False],
-            "flags": flags, "flags_planted": flags_planted}
+            "flags": flags, "flags_planted": flags_planted, "rescans": rescans,
+            "kept_numbers": kept_numbers[1] / max(kept_numbers[0], 1), "kept_planted": kept_planted}
 
 
 def _explain(seed: int, truth: dict, obj: dict) -> None:
@@ -226,8 +240,9 @@ def main(argv: list[str]) -> int:
     print(f"{len(sheets)} generated sheets, seeds {args.seed}..{args.seed + args.count - 1}\n")
     print("| configuration | numbers right | planted flagged | mistake-free sheets flagged | sheets exact | review items per sheet"
           " | truth's NLL (written cells) | reader alone: written numbers | truth in top 3"
-          f" | planted flagged: read as written >= {LEGIBLE_AT} / less sure | flags naming a planted mistake |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|")
+          f" | planted flagged: read as written >= {LEGIBLE_AT} / less sure | flags naming a planted mistake"
+          " | sheets sent back for a rescan | the others: numbers right, planted flagged |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     cache: dict[tuple, list] = {}  # configurations that differ only in the flag thresholds share readings
     for spec in args.config or ["current"]:
         key, reader = configure(spec)
@@ -238,7 +253,8 @@ def main(argv: list[str]) -> int:
               f" {m['clean_flagged']}/{m['clean']} | {100 * m['exact']:.1f} % | {m['review']:.2f} | {m['nll']:.4f} |"
               f" {100 * m['read_written']:.2f} % | {100 * m['top3']:.2f} % |"
               f" {m['legible'][1]}/{m['legible'][0]} / {m['illegible'][1]}/{m['illegible'][0]} |"
-              f" {m['flags_planted']}/{m['flags']} |")
+              f" {m['flags_planted']}/{m['flags']} | {m['rescans']} |"
+              f" {100 * m['kept_numbers']:.2f} %, {m['kept_planted'][1]}/{m['kept_planted'][0]} |")
     return 0
 
 
