@@ -2,7 +2,7 @@
 
     python bench/bench_reconcile.py [--sheets 300] [--mistakes 0.3] [--seed 1] [--source samples]
         [--sure-share 0.7] [--sure-low 0.95] [--p-low 0.6] [--p-high 0.99] [--swap 0.04]
-        [--none-listed] [--write]
+        [--none-listed] [--reader measured] [--write]
 
 Each sheet: a random 30-deal match (scoring.simulate), written by the players with
 one planted mistake on ~30 % of sheets (kinds in turn), read by a synthetic reader
@@ -10,7 +10,9 @@ one planted mistake on ~30 % of sheets (kinds in turn), read by a synthetic read
 the rest 0.6-0.99, as the real reader's reliability table in bench/RESULTS-read.md;
 confusable digits, dropped or extra zeros, 4 % top-candidate swaps, 0.4 % right value
 missing, 0.3 % unreadable; the noise options change these), half the sheets with a
-Total row.  Prints a markdown table; ``--write`` also writes bench/RESULTS-reconcile.md.
+Total row.  ``--reader measured`` reads them instead as the round-19 reader does, band by band
+(scoring/recon_synth.MEASURED: 1.8 % of written cells wrong, 0.02 % of those read >= 0.99).
+Prints a markdown table; ``--write`` also writes bench/RESULTS-reconcile.md.
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from scoring.explain import explain_sheet  # noqa: E402
 from scoring.recon_synth import (  # noqa: E402
+    MEASURED,
     MISTAKE_KINDS,
     Noise,
     noisy_reading,
@@ -169,9 +172,14 @@ def main(argv: list[str]) -> int:
                     help="share of cells whose top candidate is a confusion (right value second)")
     ap.add_argument("--none-listed", action="store_true",
                     help="list each cell's residual as a (None, p) candidate, as the real reader does")
+    ap.add_argument("--reader", choices=("round3", "measured"), default="round3",
+                    help="round3: the noise options above (fitted to the round-3 reader, ~4 %% of cells read "
+                    "wrong however sure); measured: the round-19 reader's bands as measured "
+                    "(scoring/recon_synth.MEASURED; the options above then do not apply)")
     args = ap.parse_args(argv)
-    noise = dataclasses.replace(d, sure_share=args.sure_share, sure_low=args.sure_low, p_low=args.p_low,
-                                p_high=args.p_high, swap=args.swap, none_listed=args.none_listed)
+    noise = MEASURED if args.reader == "measured" else dataclasses.replace(
+        d, sure_share=args.sure_share, sure_low=args.sure_low, p_low=args.p_low, p_high=args.p_high,
+        swap=args.swap, none_listed=args.none_listed)
     r = run(args.sheets, args.mistakes, args.seed, args.source, noise)
     text = table(r)
     print(text)

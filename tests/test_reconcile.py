@@ -7,7 +7,7 @@ import random
 import pytest
 
 from scoring.recon_check import ArithmeticChecker
-from scoring.recon_synth import exact_reading, noisy_reading, written_sheet
+from scoring.recon_synth import MEASURED, exact_reading, noisy_cell, noisy_reading, written_sheet
 from scoring.reconcile import reconcile
 from scoring.sheet import CellReading, RowReading, SheetReading
 from scoring.simulate import random_match
@@ -296,6 +296,24 @@ def test_noisy_clean_sheets_repaired_without_flags():
     # a confidently misread dealer letter looks exactly like the players' rotation slip
     assert dealer <= 1
     assert wrong / cells < 0.01
+
+
+def test_the_measured_reader_errs_band_by_band_as_its_table_says():
+    rng = random.Random(5)
+    cells = [noisy_cell(v, rng, MEASURED) for v in [1250, 620, 90, 3400] * 10_000]
+    best = [max((p, v) for v, p in c.candidates if v is not None) for c in cells]
+    for low, high, share, _wrong, _absent in MEASURED.bands[:2]:
+        band = [i for i, (p, _) in enumerate(best) if low <= p < high]
+        assert len(band) / len(cells) == pytest.approx(share, abs=0.01)
+    truths = [1250, 620, 90, 3400] * 10_000
+    wrong_rate = sum(b[1] != t for b, t in zip(best, truths, strict=True)) / len(cells)
+    expected = sum(share * wrong for _, _, share, wrong, _ in MEASURED.bands)
+    assert wrong_rate == pytest.approx(expected, rel=0.15)  # ~1.8 %, against ~4 % for the default Noise
+    sure = [b[1] == t for b, t in zip(best, truths, strict=True) if b[0] >= 0.99]
+    assert 1 - sum(sure) / len(sure) < 0.002
+    empty = noisy_cell(0, rng, MEASURED)
+    assert empty.best == 0 and [v for v, _ in empty.candidates] == [0, None]  # read empty, no value proposed
+    assert all(abs(sum(p for _, p in c.candidates) - 1.0) < 1e-9 for c in cells[:100])
 
 
 @pytest.mark.parametrize("kind", ["slip", "copy", "total", "winner", "missing_deal", "dealer", "score"])
