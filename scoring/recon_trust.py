@@ -52,7 +52,7 @@ def widened(cell: CellReading, floor: float = NONE_FLOOR) -> CellReading:
     top, best = max(values, key=lambda vp: vp[1])
     if top == 0:
         # read as empty: whether a cell holds ink is not what makes a sheet hard to read.  Of
-        # ~34,600 cells read empty at >= 0.99 on 1,079 generated sheets one held writing (a fax);
+        # 34,336 cells read empty at >= 0.99 on 1,079 generated sheets one held writing (a fax);
         # with the sheet's floor (up to NONE_SHEET_CAP) "1000 written there, read as empty" explained
         # away a slip of 1000 carried forward on a hard photo (80074).  879 sheets: planted flagged
         # 302 -> 303, no false flag more; a floor of 0.003 or 0.001 the same (RESULTS-reconcile.md)
