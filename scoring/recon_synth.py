@@ -216,13 +216,7 @@ def _banded_cell(value: int, rng: random.Random, noise: Noise) -> CellReading:
     if value == 0:
         p = rng.uniform(noise.blank_low, noise.p_high)
         return CellReading(candidates=[(0, p), (None, 1.0 - p)])
-    r, acc = rng.random() * sum(b[2] for b in noise.bands), 0.0
-    low, high, _, wrong, absent = noise.bands[-1]
-    for band in noise.bands:
-        acc += band[2]
-        if r < acc:
-            low, high, _, wrong, absent = band
-            break
+    low, high, _, wrong, absent = rng.choices(noise.bands, weights=[b[2] for b in noise.bands])[0]
     p = rng.uniform(low, high)
     alts = confusions(value, rng)[:3] or [value * 10]
     rest = max(1.0 - p - noise.residual, 0.0)
