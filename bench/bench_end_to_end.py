@@ -71,6 +71,28 @@ class SheetScore:
     flags_planted: int = 0  # ... that name a planted mistake (the others are false, on any sheet)
 
 
+@dataclass
+class KeptSheets:
+    """The sheets reconciliation did not send back for a rescan (scoring/legibility.py: faxes whose
+    ink all but vanished) -- their numbers and planted mistakes -- and how many it did."""
+
+    rescans: int = 0
+    numbers: int = 0
+    numbers_right: int = 0
+    planted: int = 0
+    caught: int = 0
+
+    def add(self, obj: dict, score: SheetScore) -> None:
+        """Count one reconciled sheet (its JSON) and its score."""
+        if obj.get("rescan"):
+            self.rescans += 1
+            return
+        self.numbers += score.numbers
+        self.numbers_right += score.numbers_right
+        self.planted += score.planted
+        self.caught += score.caught
+
+
 def score_sheet(obj: dict, truth: dict) -> SheetScore:
     """Score ``obj`` (a reconciled sheet's JSON) against the generator's ``truth``."""
     score = SheetScore(mistake_free=not truth["mistakes"], flagged=bool(obj["flags"]))
@@ -105,8 +127,7 @@ def main(argv: list[str]) -> int:
     clean_sheets = clean_flagged = 0
     flags = flags_planted = 0
     exact = failed = sheets = 0
-    rescans = 0  # sheets sent back for a rescan (scoring/legibility.py) ...
-    kept = [0, 0, 0, 0]  # ... and on the others: numbers, right, planted, flagged
+    kept = KeptSheets()
     reviews: list[int] = []
     cpu: list[float] = []
     by_kind: dict[str, list[int]] = {}
@@ -131,11 +152,7 @@ def main(argv: list[str]) -> int:
         stats[1] += score.exact
         planted += score.planted
         caught += score.caught
-        if obj.get("rescan"):
-            rescans += 1
-        else:
-            for i, n in enumerate((score.numbers, score.numbers_right, score.planted, score.caught)):
-                kept[i] += n
+        kept.add(obj, score)
         flags += score.flags
         flags_planted += score.flags_planted
         if score.mistake_free:
@@ -154,9 +171,9 @@ def main(argv: list[str]) -> int:
     print(f"| written numbers right after reconciliation | {pct(numbers_right, numbers)} | ≥ 99.5 % |")
     print(f"| planted mistakes flagged at the right deal | {pct(caught, planted)} | ≥ 98 % |")
     print(f"| mistake-free sheets with any flag | {pct(clean_flagged, clean_sheets)} | ≤ 2 % |")
-    print(f"| sheets sent back for a rescan (too faint to read) | {rescans} | |")
-    print(f"| ... on the other sheets: numbers right; planted mistakes flagged | {pct(kept[1], kept[0])};"
-          f" {pct(kept[3], kept[2])} | |")
+    print(f"| sheets sent back for a rescan (too faint to read) | {kept.rescans} | |")
+    print(f"| ... on the other sheets: numbers right; planted mistakes flagged | {pct(kept.numbers_right, kept.numbers)};"
+          f" {pct(kept.caught, kept.planted)} | |")
     print(f"| flags that name a planted mistake (every sheet) | {pct(flags_planted, flags)} | |")
     print(f"| sheets read exactly (every number and dealer) | {pct(exact, sheets)} | ≥ 90 % |")
     if reviews:

@@ -42,7 +42,7 @@ import ocr.read
 import scoring.recon_decode
 import scoring.recon_trust
 import scoring.reconcile
-from bench.bench_end_to_end import flag_is_planted, flagged_right, score_sheet
+from bench.bench_end_to_end import KeptSheets, flag_is_planted, flagged_right, score_sheet
 from bench.bench_read import NUMBER_KEYS, reading_cells, truth_value
 from ocr.cellnet import DIGITS_PATH, MODEL_PATH, CellNet, CellReader, default_net
 from ocr.digitnet import DigitNet
@@ -150,16 +150,13 @@ def legible(mistake: dict, cells: dict) -> bool | None:
     return cell is not None and cell.best == mistake["written"] and cell.candidates[0][1] >= LEGIBLE_AT
 
 
-def measure(sheets, readings: list, details: bool = False) -> dict[str, float]:
+def measure(sheets, readings: list, details: bool = False) -> dict[str, object]:
     numbers = right = planted = caught = clean = clean_flagged = exact = read = review = 0
     flags = flags_planted = 0
     by_legible = {True: [0, 0], False: [0, 0], None: [0, 0]}  # legible -> [planted, flagged]
     nll = written = 0.0
     number_cells = in_top3 = written_right = 0  # the reader alone, as bench_read.py counts them
-    # the sheets reconciliation did not send back for a rescan (scoring/legibility.py): their
-    # numbers right, [numbers, right], and their planted mistakes, [planted, flagged]
-    rescans = 0
-    kept_numbers, kept_planted = [0, 0], [0, 0]
+    kept = KeptSheets()
     for (seed, truth, table), reading in zip(sheets, readings, strict=True):
         if table is None:
             continue
@@ -186,13 +183,7 @@ def measure(sheets, readings: list, details: bool = False) -> dict[str, float]:
             tally = by_legible[legible(m, cells)]
             tally[0] += 1
             tally[1] += flagged_right(m, obj["flags"])
-        if obj.get("rescan"):
-            rescans += 1
-        else:
-            kept_numbers[0] += score.numbers
-            kept_numbers[1] += score.numbers_right
-            kept_planted[0] += score.planted
-            kept_planted[1] += score.caught
+        kept.add(obj, score)
         read += 1
         review += len(obj["review"])
         numbers += score.numbers
@@ -209,8 +200,7 @@ def measure(sheets, readings: list, details: bool = False) -> dict[str, float]:
             "review": review / max(read, 1), "nll": nll / max(written, 1),
             "read_written": written_right / max(written, 1), "top3": in_top3 / max(number_cells, 1),
             "legible": by_legible[True], "illegible": by_legible[False],
-            "flags": flags, "flags_planted": flags_planted, "rescans": rescans,
-            "kept_numbers": kept_numbers[1] / max(kept_numbers[0], 1), "kept_planted": kept_planted}
+            "flags": flags, "flags_planted": flags_planted, "kept": kept}
 
 
 def _explain(seed: int, truth: dict, obj: dict) -> None:
@@ -253,8 +243,8 @@ def main(argv: list[str]) -> int:
               f" {m['clean_flagged']}/{m['clean']} | {100 * m['exact']:.1f} % | {m['review']:.2f} | {m['nll']:.4f} |"
               f" {100 * m['read_written']:.2f} % | {100 * m['top3']:.2f} % |"
               f" {m['legible'][1]}/{m['legible'][0]} / {m['illegible'][1]}/{m['illegible'][0]} |"
-              f" {m['flags_planted']}/{m['flags']} | {m['rescans']} |"
-              f" {100 * m['kept_numbers']:.2f} %, {m['kept_planted'][1]}/{m['kept_planted'][0]} |")
+              f" {m['flags_planted']}/{m['flags']} | {m['kept'].rescans} |"
+              f" {100 * m['kept'].numbers_right / max(m['kept'].numbers, 1):.2f} %, {m['kept'].caught}/{m['kept'].planted} |")
     return 0
 
 

@@ -181,9 +181,9 @@ def confusions(value: int, rng: random.Random) -> list[int]:
 
 def noisy_cell(value: int, rng: random.Random, noise: Noise) -> CellReading:
     """N-best candidates for a cell whose written value is ``value`` (0 = blank)."""
-    blank = value == 0
     if noise.bands:
         return _banded_cell(value, rng, noise)
+    blank = value == 0
     low = noise.blank_low if blank else noise.p_low
     if not blank and rng.random() < noise.sure_share:
         low = noise.sure_low
