@@ -10,8 +10,8 @@ This is how the ensemble and the "none of these" changes of round 4 were compare
         --config "current" --config "slope=0,sheet=0" --config "nets=cellnet.npz,slope=0,sheet=0"
 
 A configuration is comma-separated key=value: nets (model files in ocr/models, joined by '+'),
-slope, sheet, cap, floor (scoring.recon_trust.NONE_SLOPE, NONE_SHEET, NONE_SHEET_CAP, NONE_FLOOR: how far reconciliation widens
-the reader's "none of these"), readnone (ocr.read.NONE_FLOOR, the reader's own floor), digits (the
+slope, sheet, cap, floor, sureat, surefloor, suredoubt (scoring.recon_trust.NONE_SLOPE, NONE_SHEET, NONE_SHEET_CAP,
+NONE_FLOOR, SURE_AT, SURE_FLOOR, SURE_DOUBT: how far reconciliation widens the reader's "none of these"), readnone (ocr.read.NONE_FLOOR, the reader's own floor), digits (the
 digit network: a file in ocr/models or a path, "none" to read without it), mix (ocr.digitnet.MIX), unsure (ocr.cellnet.DIGITS_UNSURE),
 ensemble (ocr.cellnet.ENSEMBLE_UNSURE), variant (ocr.digitnet.VARIANT_AT), temp, flag, copy and total (scoring.reconcile.SHEET_TEMP,
 FLAG_AT, COPY_FLAG_AT, TOTAL_FLAG_AT) and the other keys of SETTINGS below (reconciliation's constants; configurations
@@ -71,6 +71,8 @@ SETTINGS = {
     "nearslope": (scoring.recon_decode, "NEAR_SLOPE", False), "nearpivot": (scoring.recon_decode, "NEAR_PIVOT", False),
     "nearmin": (scoring.recon_decode, "NEAR_MIN", False), "nearmax": (scoring.recon_decode, "NEAR_MAX", False),
     "scoreflag": (scoring.reconcile, "SCORE_FLAG_AT", False),
+    "sureat": (scoring.recon_trust, "SURE_AT", False), "surefloor": (scoring.recon_trust, "SURE_FLOOR", False),
+    "suredoubt": (scoring.recon_trust, "SURE_DOUBT", False),
     "costtotal": (scoring.recon_decode, "COST_TOTAL", False), "costcum": (scoring.recon_decode, "COST_CUMULATIVE", False),
 }
 DEFAULTS = {name: getattr(module, attr) for name, (module, attr, _) in SETTINGS.items()}  # the committed settings

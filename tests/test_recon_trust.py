@@ -11,6 +11,9 @@ from scoring.recon_trust import (
     NONE_FLOOR,
     NONE_SHEET_CAP,
     NONE_SLOPE,
+    SURE_AT,
+    SURE_DOUBT,
+    SURE_FLOOR,
     sheet_none_floor,
     trusted,
     widened,
@@ -56,7 +59,8 @@ def test_the_sheets_doubt_sets_the_floor_and_a_reading_without_one_is_taken_as_i
     assert _none(hard["ns"]) == pytest.approx(max(NONE_SHEET_CAP, NONE_SLOPE * (1 - 0.97 / 0.97 * (1 - NONE_SHEET_CAP))))
     assert hard["ew"].candidates == [(0, 0.999), (None, 0.001)]  # blank: as read
     easy = trusted(_sheet(0.0)).rows[0].cells
-    assert _none(easy["cum_ns"]) == pytest.approx(NONE_FLOOR)
+    assert _none(easy["ns"]) == pytest.approx(0.03)  # the reader's own "none of these", above the floor
+    assert _none(easy["cum_ns"]) == pytest.approx(SURE_FLOOR)  # a sure cumulative (below)
     old = _sheet(None)  # a reader before round 16 widened its lists itself
     assert trusted(old) is old
 
@@ -80,3 +84,26 @@ def test_reconcile_decides_on_the_widened_lists():
     a = reconcile(sheet, explain=False).to_json()
     b = reconcile(dataclasses.replace(trusted(sheet), meta={}), explain=False).to_json()
     assert a == b and a["rows"][0]["cum_ns"] == 620
+
+
+def test_a_sure_cumulative_on_an_easy_sheet_keeps_only_the_sure_floor():
+    """A cumulative read >= SURE_AT sure is seldom misread where the sheet is not hard (70058: a lone
+    miscopied 3990 read at 0.996 went to review as "3790 written, misread"); score cells, cells
+    read less sure and hard sheets keep their floors."""
+    def sheet(doubt, cum=0.999, score=0.999):
+        cells = {"ns": CellReading([(780, score), (None, 1 - score)]), "ew": CellReading([(0, 0.999), (None, 0.001)], blank=True),
+                 "cum_ns": CellReading([(3990, cum), (None, 1 - cum)]), "cum_ew": CellReading([(0, 1.0)], blank=True)}
+        return SheetReading("t", [RowReading(1, cells)], total=RowReading(0, {"cum_ns": CellReading([(3990, cum), (None, 1 - cum)])}),
+                            meta={"doubt": doubt})
+
+    assert SURE_FLOOR < NONE_FLOOR <= sheet_none_floor(0.1) and SURE_AT <= 0.999
+    easy = trusted(sheet(0.1))
+    assert _none(easy.rows[0].cells["cum_ns"]) == pytest.approx(SURE_FLOOR)
+    assert _none(easy.total.cells["cum_ns"]) == pytest.approx(SURE_FLOOR)  # the Total row's too
+    assert _none(easy.rows[0].cells["ns"]) == pytest.approx(sheet_none_floor(0.1))  # a score keeps the sheet's
+    hard = trusted(sheet(SURE_DOUBT))
+    assert _none(hard.rows[0].cells["cum_ns"]) == pytest.approx(sheet_none_floor(SURE_DOUBT))
+    less_sure = trusted(sheet(0.1, cum=0.985)).rows[0].cells["cum_ns"]
+    assert _none(less_sure) == pytest.approx(sheet_none_floor(0.1))
+    # the floor is only ever lowered to SURE_FLOOR: a reader's own larger "none of these" stays
+    assert _none(widened(CellReading([(3990, 0.991), (None, 0.009)]), NONE_FLOOR, SURE_FLOOR)) == pytest.approx(0.009)
