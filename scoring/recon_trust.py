@@ -42,8 +42,8 @@ N_BEST = 5  # ... and so are those after the fifth ("none of these" included)
 # keep their floor: a score misread that sure is what makes the next cumulative look wrong
 # (130013: 780 read 180 at 0.999), and only that floor lets the arithmetic call it a misread.
 # 879 sheets: planted flagged 303 -> 305 of 317, false-flagged sheets 2 -> 2 of 626; 130000-130199
-# unchanged; the same or one more flagged for SURE_AT 0.98-0.995, SURE_FLOOR 0.001-0.002,
-# SURE_DOUBT 0.1-0.2 (bench/RESULTS-reconcile.md, round 21).  SURE_AT is the reader's own
+# unchanged; within one planted mistake for SURE_AT 0.98-0.995, SURE_FLOOR 0.001-0.003, SURE_DOUBT
+# 0.05-0.2 (bench/RESULTS-reconcile.md, round 21).  SURE_AT is the reader's own
 # figure ("none of these" counted): cumulatives read 0.98-0.99 sure were misread 0.25 % of the time.
 SURE_AT = 0.99
 SURE_FLOOR = 0.002
