@@ -12,7 +12,9 @@ confusable digits, dropped or extra zeros, 4 % top-candidate swaps, 0.4 % right 
 missing, 0.3 % unreadable; the noise options change these), half the sheets with a
 Total row.  ``--reader measured`` reads them instead as the round-19 reader does, band by band
 (scoring/recon_synth.MEASURED: 1.8 % of written cells wrong, 0.02 % of those read >= 0.99).
-Prints a markdown table; ``--write`` also writes bench/RESULTS-reconcile.md.
+Prints a markdown table; ``--write`` also puts it in bench/RESULTS-reconcile.md, replacing the
+section an earlier ``--write`` left there (between WRITTEN_START and WRITTEN_END; at the top if
+there is none) and keeping the rest -- the rounds' hand-written history -- as it is.
 """
 
 from __future__ import annotations
@@ -160,7 +162,8 @@ def main(argv: list[str]) -> int:
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--source", choices=("simulate", "samples"), default="simulate",
                     help="sheets from scoring.simulate + our planting, or from samples/content.py")
-    ap.add_argument("--write", action="store_true", help="write bench/RESULTS-reconcile.md")
+    ap.add_argument("--write", action="store_true",
+                    help="put the table in bench/RESULTS-reconcile.md (its own section; the rest kept)")
     d = Noise()
     ap.add_argument("--sure-share", type=float, default=d.sure_share,
                     help="share of written cells read surely (the reader's reliability table: "
@@ -185,12 +188,32 @@ def main(argv: list[str]) -> int:
     print(text)
     if args.write:
         cmd = "python bench/bench_reconcile.py " + " ".join(argv)
-        head = (f"# Reconciliation bench\n\n- date: {datetime.now(timezone.utc):%Y-%m-%d %H:%M} UTC\n"
+        head = (f"## Synthetic bench, last written by `--write`\n\n"
+                f"- date: {datetime.now(timezone.utc):%Y-%m-%d %H:%M} UTC\n"
                 f"- machine: {platform.machine()}, {platform.processor() or 'cpu'}, Python "
                 f"{platform.python_version()}, one core (shared with other jobs)\n- command: `{cmd.strip()}`\n"
                 f"- sheets: {args.sheets}, planted-mistake rate {args.mistakes}, seed {args.seed}\n\n")
-        (Path(__file__).resolve().parent / "RESULTS-reconcile.md").write_text(head + text + "\n")
+        path = Path(__file__).resolve().parent / "RESULTS-reconcile.md"
+        old = path.read_text() if path.exists() else "# Reconciliation bench\n"
+        tmp = path.with_suffix(".md.tmp")
+        tmp.write_text(with_written_section(old, head + text + "\n"))
+        tmp.replace(path)  # atomic: an interrupted run leaves the old file
     return 0
+
+
+WRITTEN_START = "<!-- bench_reconcile.py --write: start -->"
+WRITTEN_END = "<!-- bench_reconcile.py --write: end -->"
+
+
+def with_written_section(document: str, section: str) -> str:
+    """``document`` with ``section`` between the WRITTEN_START / WRITTEN_END markers, replacing what an
+    earlier run put there; without markers, the section goes after the first line (the title)."""
+    block = f"{WRITTEN_START}\n{section.rstrip()}\n{WRITTEN_END}"
+    start, end = document.find(WRITTEN_START), document.find(WRITTEN_END)
+    if start >= 0 and end > start:
+        return document[:start] + block + document[end + len(WRITTEN_END):]
+    title, _, rest = document.partition("\n")
+    return f"{title}\n\n{block}\n\n{rest.lstrip()}"
 
 
 if __name__ == "__main__":

@@ -34,3 +34,16 @@ def test_score_sheet_counts_flags_and_the_planted_ones():
     score = score_sheet(obj, truth)
     assert (score.planted, score.caught, score.flags, score.flags_planted) == (1, 1, 2, 1)
     assert score.exact and score.numbers == score.numbers_right == 5  # the non-zero ones
+
+
+def test_bench_reconcile_write_keeps_the_hand_written_history():
+    """`bench_reconcile.py --write` replaces only its own section of RESULTS-reconcile.md."""
+    from bench.bench_reconcile import WRITTEN_END, WRITTEN_START, with_written_section
+
+    doc = "# Reconciliation bench\n\n## Round 21\n\nhistory\n"
+    once = with_written_section(doc, "| a | 1 |\n")
+    assert once.startswith("# Reconciliation bench\n\n" + WRITTEN_START + "\n| a | 1 |\n" + WRITTEN_END)
+    assert once.endswith("## Round 21\n\nhistory\n")
+    twice = with_written_section(once, "| a | 2 |\n")
+    assert "| a | 1 |" not in twice and "| a | 2 |" in twice
+    assert twice.count(WRITTEN_START) == 1 and twice.endswith("## Round 21\n\nhistory\n")
