@@ -46,11 +46,14 @@ def test_blank_and_unreadable_cells_are_left_alone():
     assert widened(unreadable) is unreadable
 
 
-def _sheet(doubt):
-    cells = {"ns": CellReading([(620, 0.97), (None, 0.03)]), "ew": CellReading([(0, 0.999), (None, 0.001)], blank=True),
-             "cum_ns": CellReading([(620, 0.999), (None, 0.001)]), "cum_ew": CellReading([(0, 1.0)], blank=True)}
+def _sheet(doubt, score=0.97, cum=0.999, total=False):
+    """One deal: N/S scored 620, read ``score`` sure, and its cumulative 620 read ``cum`` sure (and
+    so the Total row's, when ``total``); E/W's cells blank."""
+    cells = {"ns": CellReading([(620, score), (None, 1 - score)]), "ew": CellReading([(0, 0.999), (None, 0.001)], blank=True),
+             "cum_ns": CellReading([(620, cum), (None, 1 - cum)]), "cum_ew": CellReading([(0, 1.0)], blank=True)}
     meta = {} if doubt is None else {"doubt": doubt}
-    return SheetReading("t", [RowReading(1, cells)], meta=meta)
+    return SheetReading("t", [RowReading(1, cells)], meta=meta,
+                        total=RowReading(0, {"cum_ns": cells["cum_ns"]}) if total else None)
 
 
 def test_the_sheets_doubt_sets_the_floor_and_a_reading_without_one_is_taken_as_it_is():
@@ -90,11 +93,8 @@ def test_a_sure_cumulative_on_an_easy_sheet_keeps_only_the_sure_floor():
     """A cumulative read >= SURE_AT sure is seldom misread where the sheet is not hard (70058: a lone
     miscopied 3990 read at 0.996 went to review as "3790 written, misread"); score cells, cells
     read less sure and hard sheets keep their floors."""
-    def sheet(doubt, cum=0.999, score=0.999):
-        cells = {"ns": CellReading([(780, score), (None, 1 - score)]), "ew": CellReading([(0, 0.999), (None, 0.001)], blank=True),
-                 "cum_ns": CellReading([(3990, cum), (None, 1 - cum)]), "cum_ew": CellReading([(0, 1.0)], blank=True)}
-        return SheetReading("t", [RowReading(1, cells)], total=RowReading(0, {"cum_ns": CellReading([(3990, cum), (None, 1 - cum)])}),
-                            meta={"doubt": doubt})
+    def sheet(doubt, cum=0.999):
+        return _sheet(doubt, score=0.999, cum=cum, total=True)
 
     assert SURE_FLOOR < NONE_FLOOR <= sheet_none_floor(0.1) and SURE_AT <= 0.999
     easy = trusted(sheet(0.1))
