@@ -27,6 +27,7 @@ N_COLS = 1 + len(DEAL_COLUMNS)  # the printed deal-number column, then DEAL_COLU
 DEALS = 30
 RULING_INK = 215  # rulings may be thin and faint: anything darker than the paper may be one
 BREAKS_MM = (0.8, 3.5)  # ruling gaps bridged: first try, then for dashed (fax) rulings
+NS_GAP_MM = 25.0  # the N/S underline ends at most this far left of the E/W one
 ANALYSIS = 2  # rulings and cells are found at 1/ANALYSIS of the straight resolution
 
 
@@ -655,7 +656,7 @@ def text_fields(grey: np.ndarray, zone: np.ndarray, rulings: Rulings, half: np.n
     found = _underlines(rulings.horiz[:top], mm)
     if len(found) < len(TEXT_FIELDS):
         dashed = find_rulings(half[:top], BREAKS_MM[-1], px_mm=mm).horiz
-        found = max(found, _underlines(dashed, mm), key=len)
+        found = max(found, _underlines(dashed, mm), _underlines_by_winners(dashed, mm, half[:top]), key=len)
     found = {key: _along(seg, half, mm, [s for o, s in found.items() if o != key])
              for key, seg in found.items()}
     out = []
@@ -702,6 +703,18 @@ def _overlap(a: tuple[int, int, int, int], b: tuple[int, int, int, int]) -> floa
 def _underlines(horiz: np.ndarray, mm: float) -> dict[str, tuple[int, int, int, int]]:
     """TEXT_FIELDS -> (x, y, w, h) of its underline in ``horiz`` (the two lines nearest
     the bottom: names N/S and E/W side by side, then winners)."""
+    lines = _lines(horiz, mm)[-2:]
+    if not lines or len(lines[0]) < 2:
+        return {}
+    names = sorted(lines[0], key=lambda s: s[0])
+    found = {"names_ns": names[0], "names_ew": names[-1]}
+    if len(lines) == 2:
+        found["winners"] = lines[1][0]
+    return found
+
+
+def _lines(horiz: np.ndarray, mm: float) -> list[list[tuple[int, int, int, int]]]:
+    """The long thin horizontal segments (x, y, w, h) of ``horiz`` grouped into lines, top down."""
     n, _, stats, _ = cv2.connectedComponentsWithStats(horiz, 8)
     segs = sorted((tuple(int(v) for v in stats[i, :4]) for i in range(1, n)
                    if stats[i, 2] >= 20 * mm and stats[i, 3] <= 2.5 * mm), key=lambda s: s[1])
@@ -711,14 +724,58 @@ def _underlines(horiz: np.ndarray, mm: float) -> dict[str, tuple[int, int, int, 
             lines[-1].append(s)
         else:
             lines.append([s])
-    lines = lines[-2:]
-    if not lines or len(lines[0]) < 2:
+    return lines
+
+
+def _underlines_by_winners(horiz: np.ndarray, mm: float,
+                           ink: np.ndarray | None = None) -> dict[str, tuple[int, int, int, int]]:
+    """Where _underlines finds too little (a fax): the lowest line, if it holds one segment,
+    is the winners underline, which lies under N/S and ends where it ends; the names line is
+    the lowest above it reaching right of that end -- a thin stray segment between them (the
+    foot of a handwritten name, closed into a line) is passed over -- and its segments left
+    and right of the end are N/S and E/W.  Where only the E/W underline was long enough to
+    find, the N/S one is followed through its dashes in ``ink`` (_left_of)."""
+    lines = _lines(horiz, mm)
+    if not lines or len(lines[-1]) >= 2:
         return {}
-    names = sorted(lines[0], key=lambda s: s[0])
-    found = {"names_ns": names[0], "names_ew": names[-1]}
-    if len(lines) == 2:
-        found["winners"] = lines[1][0]
+    winners = lines[-1][0]
+    end = winners[0] + winners[2]
+    found = {"winners": winners}
+    for line in reversed(lines[:-1]):
+        right = [s for s in line if s[0] > end]
+        if not right:
+            continue
+        left = [s for s in line if s[0] <= end]
+        ew = _union(right)
+        ns = _union(left) if left else _left_of(ew, ink, mm) if ink is not None else None
+        if ns is not None:
+            found.update(names_ns=ns, names_ew=ew)
+        break
     return found
+
+
+def _union(segs: list[tuple[int, int, int, int]]) -> tuple[int, int, int, int]:
+    """The (x, y, w, h) box around ``segs``."""
+    x0, y0 = min(s[0] for s in segs), min(s[1] for s in segs)
+    x1, y1 = max(s[0] + s[2] for s in segs), max(s[1] + s[3] for s in segs)
+    return (x0, y0, x1 - x0, y1 - y0)
+
+
+def _left_of(ew: tuple[int, int, int, int], ink: np.ndarray, mm: float) -> tuple[int, int, int, int] | None:
+    """The N/S underline left of the E/W one ``ew``, followed through its dashes (at least
+    1.5 mm long) at ``ew``'s height: the nearest dash ending within NS_GAP_MM of ``ew``
+    (the printed "E/W" stands between them) extended leftwards by _along; None unless it
+    runs at least 20 mm."""
+    x, y, _, h = ew
+    row = ink[max(0, y - 1):y + h + 1, :x].any(axis=0).astype(np.int8)
+    edges = np.flatnonzero(np.diff(np.concatenate(([0], row, [0]))))
+    dashes = [(a, b) for a, b in zip(edges[::2], edges[1::2], strict=True)
+              if b - a >= 1.5 * mm and x - b <= NS_GAP_MM * mm]
+    if not dashes:
+        return None
+    a, b = dashes[-1]
+    ns = _along((int(a), y, int(b - a), h), ink, mm, [ew])
+    return ns if ns[2] >= 20 * mm else None
 
 
 def _along(seg: tuple[int, int, int, int], ink: np.ndarray, mm: float,

@@ -415,3 +415,58 @@ def test_handwriting_stacked_down_a_column_is_not_taken_for_a_ruling(monkeypatch
     monkeypatch.setattr(table_mod, "long_verticals", lambda vert, mm: vert)  # without it
     with pytest.raises(InputError):
         find_table(straight)
+
+
+@pytest.mark.parametrize("seed", [60006, 60041])
+def test_fax_names_and_winners_lines_found_past_a_stray_segment(seed):
+    """Generated faxes 60006 and 60041: the foot of the handwritten winners closes into a thin
+    segment between the names and winners underlines (and on 60006 the N/S underline is left
+    as dashes too short to find); the three fields were not found at all, so a winners line
+    naming the losing pair went unread.  Each field's writing area must cover its truth
+    field's middle."""
+    from ocr.load import load_pages
+    from samples.generate import generate_sheet
+
+    data, truth = generate_sheet(seed)
+    assert truth["scan"] == "fax"
+    name = f"sheet-{seed}.{truth['format']}"
+    page = load_pages(name, data=data, name=name)[truth.get("page", 0) or 0]
+    tw, th = truth.get("image_size") or (page.image.shape[1], page.image.shape[0])
+    scale = np.float32([page.image.shape[1] / tw, page.image.shape[0] / th])
+    fields = {c["key"]: np.array(c["quad"], np.float32) * scale for c in truth["cells"] if not c["row"]}
+    table = find_table(straighten(page))
+    found = {c.key: c for c in table.cells if not c.row}
+    assert set(found) == set(fields) == {"names_ns", "names_ew", "winners"}
+    for key, cell in found.items():
+        mid = fields[key].mean(axis=0)
+        assert cv2.pointPolygonTest(cell.quad.astype(np.float32), (float(mid[0]), float(mid[1])), False) >= 0, key
+
+
+def test_underlines_pass_over_a_stray_segment_and_follow_a_dashed_ns_line():
+    """ocr.table._underlines_by_winners on drawn masks (4 px a mm): names N/S and E/W side by
+    side, winners below under N/S, a stray thin segment between them (which _underlines, the
+    two lowest lines, takes for the names line); then the same with the N/S underline only as
+    dashes in the ink."""
+    from ocr.table import _underlines, _underlines_by_winners
+
+    mm = 4.0
+    horiz = np.zeros((200, 800), np.uint8)
+    cv2.line(horiz, (100, 100), (380, 100), 255, 2)  # N/S
+    cv2.line(horiz, (440, 100), (760, 100), 255, 2)  # E/W
+    cv2.line(horiz, (60, 160), (380, 160), 255, 2)  # winners
+    cv2.line(horiz, (120, 140), (240, 140), 255, 2)  # the foot of a handwritten name
+    assert _underlines(horiz, mm) == {}
+    got = _underlines_by_winners(horiz, mm)
+    assert set(got) == {"names_ns", "names_ew", "winners"}
+    assert [abs(got[k][0] - x) <= 2 for k, x in (("names_ns", 100), ("names_ew", 440), ("winners", 60))] == [True] * 3
+    assert abs(got["winners"][1] - 160) <= 2 and abs(got["names_ns"][1] - 100) <= 2
+
+    horiz[95:106, :400] = 0  # a fax left only dashes of N/S: too short for a ruling ...
+    ink = horiz.copy()
+    for x in range(100, 380, 30):
+        ink[99:101, x:x + 20] = 255  # ... but they are in the ink
+    assert set(_underlines_by_winners(horiz, mm)) == {"winners"}
+    got = _underlines_by_winners(horiz, mm, ink)
+    assert set(got) == {"names_ns", "names_ew", "winners"}
+    x, _, w, _ = got["names_ns"]
+    assert abs(x - 100) <= 2 and 385 <= x + w <= 392  # the last dash ends at 390
