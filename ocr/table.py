@@ -709,7 +709,12 @@ def _underlines(horiz: np.ndarray, mm: float) -> dict[str, tuple[int, int, int, 
     names = sorted(lines[0], key=lambda s: s[0])
     found = {"names_ns": names[0], "names_ew": names[-1]}
     if len(lines) == 2:
-        found["winners"] = lines[1][0]
+        found["winners"] = min(lines[1])  # the leftmost: a stray segment may lie beside it
+    ns, ew, winners = found["names_ns"], found["names_ew"], found.get("winners")
+    if ew[0] <= ns[0] + ns[2]:  # not side by side: two stray segments (feet of a handwritten name)
+        return {}
+    if winners is not None and winners[0] >= ew[0]:  # the winners line starts under N/S, not E/W
+        del found["winners"]
     return found
 
 

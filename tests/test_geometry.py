@@ -470,3 +470,25 @@ def test_underlines_pass_over_a_stray_segment_and_follow_a_dashed_ns_line():
     assert set(got) == {"names_ns", "names_ew", "winners"}
     x, _, w, _ = got["names_ns"]
     assert abs(x - 100) <= 2 and 385 <= x + w <= 392  # the last dash ends at 390
+
+
+def test_underlines_placed_as_on_the_form_or_not_taken():
+    """ocr.table._underlines (the two lowest lines): two overlapping stray segments over the
+    winners line are not taken for the names line (generated fax 70043 had its names read
+    from there), and of a winners line with a stray segment beside it the leftmost is the
+    winners underline (130008 had the stray)."""
+    from ocr.table import _underlines
+
+    mm = 4.0
+    horiz = np.zeros((200, 800), np.uint8)
+    cv2.line(horiz, (100, 100), (380, 100), 255, 2)  # N/S
+    cv2.line(horiz, (440, 100), (760, 100), 255, 2)  # E/W
+    cv2.line(horiz, (60, 160), (380, 160), 255, 2)  # winners
+    cv2.line(horiz, (450, 157), (560, 157), 255, 2)  # a stray beside it, a little higher
+    got = _underlines(horiz, mm)
+    assert abs(got["winners"][0] - 60) <= 2 and abs(got["names_ew"][0] - 440) <= 2
+    horiz[95:106] = 0  # the names line lost ...
+    cv2.line(horiz, (150, 140), (290, 140), 255, 2)  # ... and two strays over the winners line
+    cv2.line(horiz, (200, 142), (330, 142), 255, 2)
+    horiz[150:170, 400:] = 0
+    assert _underlines(horiz, mm) == {}
