@@ -653,10 +653,10 @@ def text_fields(grey: np.ndarray, zone: np.ndarray, rulings: Rulings, half: np.n
     mm = rulings.px_mm  # analysis pixels per mm
     pitch = float(_med([r[0].h for r in rows]))
     top = max(1, round(table_top / k - 3 * mm))
-    found = _underlines(rulings.horiz[:top], mm)
+    found = _underlines(_lines(rulings.horiz[:top], mm))
     if len(found) < len(TEXT_FIELDS):
-        dashed = find_rulings(half[:top], BREAKS_MM[-1], px_mm=mm).horiz
-        found = max(found, _underlines(dashed, mm), _underlines_by_winners(dashed, mm, half[:top]), key=len)
+        dashed = _lines(find_rulings(half[:top], BREAKS_MM[-1], px_mm=mm).horiz, mm)
+        found = max(found, _underlines(dashed), _underlines_by_winners(dashed, mm, half[:top]), key=len)
     found = {key: _along(seg, half, mm, [s for o, s in found.items() if o != key])
              for key, seg in found.items()}
     out = []
@@ -700,10 +700,11 @@ def _overlap(a: tuple[int, int, int, int], b: tuple[int, int, int, int]) -> floa
     return inter / union if union > 0 else 0.0
 
 
-def _underlines(horiz: np.ndarray, mm: float) -> dict[str, tuple[int, int, int, int]]:
-    """TEXT_FIELDS -> (x, y, w, h) of its underline in ``horiz`` (the two lines nearest
-    the bottom: names N/S and E/W side by side, then winners)."""
-    lines = _lines(horiz, mm)[-2:]
+def _underlines(lines: list[list[tuple[int, int, int, int]]]) -> dict[str, tuple[int, int, int, int]]:
+    """TEXT_FIELDS -> (x, y, w, h) of its underline, from the two lowest ``lines`` (_lines):
+    names N/S and E/W side by side, then winners -- only as the form places them (E/W right of
+    where N/S ends; the winners line starts under N/S and is its line's leftmost segment)."""
+    lines = lines[-2:]
     if not lines or len(lines[0]) < 2:
         return {}
     names = sorted(lines[0], key=lambda s: s[0])
@@ -732,7 +733,7 @@ def _lines(horiz: np.ndarray, mm: float) -> list[list[tuple[int, int, int, int]]
     return lines
 
 
-def _underlines_by_winners(horiz: np.ndarray, mm: float,
+def _underlines_by_winners(lines: list[list[tuple[int, int, int, int]]], mm: float,
                            ink: np.ndarray | None = None) -> dict[str, tuple[int, int, int, int]]:
     """Where _underlines finds too little (a fax): the lowest line, if it holds one segment,
     is the winners underline, which lies under N/S and ends where it ends; the names line is
@@ -740,7 +741,6 @@ def _underlines_by_winners(horiz: np.ndarray, mm: float,
     foot of a handwritten name, closed into a line) is passed over -- and its segments left
     and right of the end are N/S and E/W.  Where only the E/W underline was long enough to
     find, the N/S one is followed through its dashes in ``ink`` (_left_of)."""
-    lines = _lines(horiz, mm)
     if not lines or len(lines[-1]) >= 2:
         return {}
     winners = lines[-1][0]
@@ -772,15 +772,20 @@ def _left_of(ew: tuple[int, int, int, int], ink: np.ndarray, mm: float) -> tuple
     (the printed "E/W" stands between them) extended leftwards by _along; None unless it
     runs at least 20 mm."""
     x, y, _, h = ew
-    row = ink[max(0, y - 1):y + h + 1, :x].any(axis=0).astype(np.int8)
-    edges = np.flatnonzero(np.diff(np.concatenate(([0], row, [0]))))
-    dashes = [(a, b) for a, b in zip(edges[::2], edges[1::2], strict=True)
-              if b - a >= 1.5 * mm and x - b <= NS_GAP_MM * mm]
+    dashes = [(a, b) for a, b in _runs(ink, y, h, 0, x) if b - a >= 1.5 * mm and x - b <= NS_GAP_MM * mm]
     if not dashes:
         return None
     a, b = dashes[-1]
-    ns = _along((int(a), y, int(b - a), h), ink, mm, [ew])
+    ns = _along((a, y, b - a, h), ink, mm, [ew])
     return ns if ns[2] >= 20 * mm else None
+
+
+def _runs(ink: np.ndarray, y: int, h: int, lo: int, hi: int) -> list[tuple[int, int]]:
+    """The (start, end) x of each run of ink columns between ``lo`` and ``hi`` in the band of
+    rows ``y - 1`` to ``y + h`` (an underline's own height)."""
+    row = ink[max(0, y - 1):y + h + 1, lo:hi].any(axis=0).astype(np.int8)
+    edges = np.flatnonzero(np.diff(np.concatenate(([0], row, [0]))))
+    return [(int(a) + lo, int(b) + lo) for a, b in zip(edges[::2], edges[1::2], strict=True)]
 
 
 def _along(seg: tuple[int, int, int, int], ink: np.ndarray, mm: float,
@@ -789,13 +794,9 @@ def _along(seg: tuple[int, int, int, int], ink: np.ndarray, mm: float,
     followed along its own height through dashes at least 1.5 mm long with gaps of up to
     10 mm, never into another underline's span."""
     x, y, w, h = seg
-    row = ink[max(0, y - 1):y + h + 1].any(axis=0)
     lo = max((o[0] + o[2] for o in others if abs(o[1] - y) <= 3 * mm and o[0] + o[2] <= x), default=0)
-    hi = min((o[0] for o in others if abs(o[1] - y) <= 3 * mm and o[0] >= x + w), default=row.size)
-    row = row[lo:hi].astype(np.int8)
-    edges = np.flatnonzero(np.diff(np.concatenate(([0], row, [0]))))
-    dashes = [(a + lo, b + lo) for a, b in zip(edges[::2], edges[1::2], strict=True)
-              if b - a >= 1.5 * mm or (a + lo < x + w and b + lo > x)]
+    hi = min((o[0] for o in others if abs(o[1] - y) <= 3 * mm and o[0] >= x + w), default=ink.shape[1])
+    dashes = [(a, b) for a, b in _runs(ink, y, h, lo, hi) if b - a >= 1.5 * mm or (a < x + w and b > x)]
     x0, x1 = x, x + w
     gap = 10 * mm
     for a, b in sorted(dashes, key=lambda d: -d[0]):  # leftwards
