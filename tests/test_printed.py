@@ -110,3 +110,27 @@ def test_table_carries_the_names_and_winners_read_with_the_printed_text(fresh_en
         assert key(table.texts[k].split()).lower() == key(v.split()).lower(), (k, table.texts)
     # one Tesseract process per sheet; in-process, printed text and fields are two reads
     assert len(calls) == (1 if backend == "pytesseract" else 2)
+
+
+def test_a_short_winners_line_written_small_is_read_again_trimmed_to_its_writing(monkeypatch):
+    """Generated sheet 80091 (a clean scan, our stroke hand): its winners line is a small "E/W".
+    Scaled to FIELD_H with the whole writing area it is ~10 px high and Tesseract reads nothing;
+    read again cut to its writing rows it names E/W.  Without the second look: unread."""
+    import ocr.printed as printed
+    from ocr.load import load_pages
+    from ocr.page import straighten
+    from ocr.read import winners_hint
+    from ocr.table import find_table
+    from samples.generate import generate_sheet
+
+    data, truth = generate_sheet(80091)
+    assert truth["scan"] == "clean" and truth["winners_text"] == "E/W" and truth["winners"] == "ew"
+    page = load_pages(f"s.{truth['format']}", data=data)[0]
+
+    def hint() -> str | None:
+        texts = find_table(straighten(page)).texts
+        return winners_hint(texts["winners"], {"ns": texts["names_ns"], "ew": texts["names_ew"]})
+
+    assert hint() == "ew"
+    monkeypatch.setattr(printed, "_read_again", lambda fields, texts: texts)
+    assert hint() is None
