@@ -93,9 +93,12 @@ def read_header(header: np.ndarray, f: float = 1.0) -> list[tuple[str, float]]:
 def read_fields(fields: dict[str, np.ndarray]) -> dict[str, str | None]:
     """The text of each ``fields`` crop (key -> grey image), read in one call (and those
     Tesseract found nothing in once more, trimmed to their writing: _read_again)."""
+    return _read_again(fields, _read_once(fields))
+
+
+def _read_once(fields: dict[str, np.ndarray]) -> dict[str, str | None]:
     comp, spans = _compose_fields(fields)
-    texts = _field_texts(fields, spans, _ocr_words(comp, whitelist="") if comp is not None else [])
-    return _read_again(fields, texts)
+    return _field_texts(fields, spans, _ocr_words(comp, whitelist="") if comp is not None else [])
 
 
 def _read_again(fields: dict[str, np.ndarray], texts: dict[str, str | None]) -> dict[str, str | None]:
@@ -110,8 +113,7 @@ def _read_again(fields: dict[str, np.ndarray], texts: dict[str, str | None]) -> 
                 again[key] = trimmed
     if not again:
         return texts
-    comp, spans = _compose_fields(again)
-    redo = _field_texts(again, spans, _ocr_words(comp, whitelist="") if comp is not None else [])
+    redo = _read_once(again)
     return {key: text or redo.get(key) for key, text in texts.items()}
 
 
