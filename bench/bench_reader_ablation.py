@@ -1,7 +1,7 @@
 """Whole product (reader + reconciliation) under different reader settings, on cached tables.
 
 Each generated sheet goes through load -> straighten -> find_table once (the tables are kept in
-bench/_work/tables-SEED-COUNT.pkl); then, for every configuration, the cells are read again with
+bench/_work/tables-SEED-COUNT-DIGEST.pkl); then, for every configuration, the cells are read again with
 the networks and "none of these" settings asked for, and reconciled (without explanations).
 This is how the ensemble and the "none of these" changes of round 4 were compared
 (bench/RESULTS-reconcile.md).  Example:
@@ -78,9 +78,21 @@ SETTINGS = {
 DEFAULTS = {name: getattr(module, attr) for name, (module, attr, _) in SETTINGS.items()}  # the committed settings
 
 
+# the code that makes the cached sheets and tables: a change to any of it makes new caches
+# (round 22 changed how the names/winners fields are found, and a cache of old tables would
+# have gone on measuring the old code)
+TABLE_CODE = ("samples/generate.py", "ocr/form.py", "ocr/load.py", "ocr/page.py", "ocr/table.py",
+              "ocr/cells.py", "ocr/printed.py", "ocr/tess.py", "ocr/pipeline.py", "ocr/data.py")
+
+
+def _table_code() -> bytes:
+    return b"".join((ROOT / name).read_bytes() for name in TABLE_CODE)
+
+
 def tables(seed: int, count: int) -> list[tuple[int, dict, object]]:
-    """(seed, truth, Table or None) for each sheet; the page image is dropped to keep it small."""
-    path = WORK / f"tables-{seed}-{count}.pkl"
+    """(seed, truth, Table or None) for each sheet; the page image is dropped to keep it small.
+    Kept in bench/_work by the digest of the code that made them (TABLE_CODE)."""
+    path = WORK / f"tables-{seed}-{count}-{hashlib.sha256(_table_code()).hexdigest()[:12]}.pkl"
     if path.exists():
         with path.open("rb") as fh:
             return pickle.load(fh)
@@ -117,9 +129,10 @@ def configure(spec: str) -> tuple[tuple, CellReader]:
 
 def readings(seed: int, count: int, sheets, key: tuple, reader: CellReader) -> list:
     """Each sheet's reading under ``key``'s settings, kept in bench/_work (by the networks' digests
-    and the "none" settings, and the reading code itself: ocr/cellnet.py, ocr/read.py) so that
-    reconciliation-only configurations take seconds, not minutes."""
+    and the "none" settings, and the reading code itself: ocr/cellnet.py, ocr/read.py, and the
+    tables' code) so that reconciliation-only configurations take seconds, not minutes."""
     code = b"".join((ROOT / "ocr" / name).read_bytes() for name in ("cellnet.py", "read.py", "digitnet.py"))
+    code += _table_code()
     tag = hashlib.sha256(repr((reader.version,) + key[1:]).encode() + code).hexdigest()[:12]
     path = WORK / f"readings-{seed}-{count}-{tag}.pkl"
     if path.exists():

@@ -47,3 +47,29 @@ def test_bench_reconcile_write_keeps_the_hand_written_history():
     twice = with_written_section(once, "| a | 2 |\n")
     assert "| a | 1 |" not in twice and "| a | 2 |" in twice
     assert twice.count(WRITTEN_START) == 1 and twice.endswith("## Round 21\n\nhistory\n")
+
+
+def test_ablation_tables_cache_is_made_again_when_the_table_code_changes(monkeypatch, tmp_path):
+    """bench_reader_ablation keeps each range's tables in bench/_work by the digest of the code
+    that made them: after a change to that code (round 22 changed how the names/winners fields
+    are found) the old tables must not be measured again."""
+    import types
+
+    import bench.bench_reader_ablation as ablation
+
+    made = []
+
+    def fake_generate(seed):
+        made.append(seed)
+        return b"", {"seed": seed}
+
+    monkeypatch.setattr(ablation, "WORK", tmp_path)
+    monkeypatch.setattr(ablation, "generate_sheet", fake_generate)
+    monkeypatch.setattr(ablation, "read_file", lambda *a, **k: iter([types.SimpleNamespace(ok=False, error="x")]))
+    monkeypatch.setattr(ablation, "_table_code", lambda: b"version 1")
+    first = ablation.tables(7, 2)
+    assert [t for _, _, t in first] == [None, None] and made == [7, 8]
+    assert ablation.tables(7, 2) == first and made == [7, 8]  # cached
+    monkeypatch.setattr(ablation, "_table_code", lambda: b"version 2")
+    ablation.tables(7, 2)
+    assert made == [7, 8, 7, 8] and len(list(tmp_path.glob("tables-7-2-*.pkl"))) == 2
