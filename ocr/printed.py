@@ -27,6 +27,7 @@ DIGIT_FIX = str.maketrans({"O": "0", "o": "0", "D": "0", "l": "1", "I": "1", "i"
 FIELD_H = 36  # names/winners crops are scaled to this height (px)
 FIELD_GAP = 24  # paper between them (px)
 FIELD_MIN_CONF = 10.0  # words Tesseract is less sure of are dropped from the fields
+INK_BELOW = 140  # a pixel darker than this is ink, when a crop is trimmed to its writing
 # A field Tesseract read nothing in is read again cut to the rows holding at least this share of
 # its fullest row's ink (fax specks and the crop's margins fall below).  On the geometry bench's
 # 900 sheets' crops: winners lines naming the right pair 883 -> 891, unread 16 -> 8, wrong 1 -> 1;
@@ -121,7 +122,7 @@ def _writing_rows(img: np.ndarray) -> np.ndarray | None:
     """``img`` (contrast stretched) cut to the rows holding at least WRITING_ROW of its
     fullest row's ink, with a quarter of that height as margin; None when it has no ink."""
     img = _stretch(img)
-    per_row = (img < 140).sum(axis=1)
+    per_row = (img < INK_BELOW).sum(axis=1)
     if per_row.max() < 3:
         return None
     rows = np.flatnonzero(per_row >= max(2, WRITING_ROW * per_row.max()))
@@ -190,7 +191,7 @@ def _stack(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 def _tight(crop: np.ndarray) -> np.ndarray | None:
     """The crop trimmed to its ink (with a little paper around), or None when empty."""
-    ink = crop < 140
+    ink = crop < INK_BELOW
     if ink.sum() < 4:
         return None
     ys, xs = np.nonzero(ink)
