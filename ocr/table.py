@@ -734,7 +734,7 @@ def _lines(horiz: np.ndarray, mm: float) -> list[list[tuple[int, int, int, int]]
 
 
 def _underlines_by_winners(lines: list[list[tuple[int, int, int, int]]], mm: float,
-                           ink: np.ndarray | None = None) -> dict[str, tuple[int, int, int, int]]:
+                           ink: np.ndarray) -> dict[str, tuple[int, int, int, int]]:
     """Where _underlines finds too little (a fax): the lowest line, if it holds one segment,
     is the winners underline, which lies under N/S and ends where it ends; the names line is
     the lowest above it reaching right of that end -- a thin stray segment between them (the
@@ -752,7 +752,7 @@ def _underlines_by_winners(lines: list[list[tuple[int, int, int, int]]], mm: flo
             continue
         left = [s for s in line if s[0] <= end]
         ew = _union(right)
-        ns = _union(left) if left else _left_of(ew, ink, mm) if ink is not None else None
+        ns = _union(left) if left else _left_of(ew, ink, mm)
         if ns is not None:
             found.update(names_ns=ns, names_ew=ew)
         break

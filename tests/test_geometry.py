@@ -456,7 +456,7 @@ def test_underlines_pass_over_a_stray_segment_and_follow_a_dashed_ns_line():
     cv2.line(horiz, (60, 160), (380, 160), 255, 2)  # winners
     cv2.line(horiz, (120, 140), (240, 140), 255, 2)  # the foot of a handwritten name
     assert _underlines(_lines(horiz, mm)) == {}
-    got = _underlines_by_winners(_lines(horiz, mm), mm)
+    got = _underlines_by_winners(_lines(horiz, mm), mm, horiz)
     assert set(got) == {"names_ns", "names_ew", "winners"}
     assert [abs(got[k][0] - x) <= 2 for k, x in (("names_ns", 100), ("names_ew", 440), ("winners", 60))] == [True] * 3
     assert abs(got["winners"][1] - 160) <= 2 and abs(got["names_ns"][1] - 100) <= 2
@@ -465,7 +465,7 @@ def test_underlines_pass_over_a_stray_segment_and_follow_a_dashed_ns_line():
     ink = horiz.copy()
     for x in range(100, 380, 30):
         ink[99:101, x:x + 20] = 255  # ... but they are in the ink
-    assert set(_underlines_by_winners(_lines(horiz, mm), mm)) == {"winners"}
+    assert set(_underlines_by_winners(_lines(horiz, mm), mm, horiz)) == {"winners"}  # no dashes there
     got = _underlines_by_winners(_lines(horiz, mm), mm, ink)
     assert set(got) == {"names_ns", "names_ew", "winners"}
     x, _, w, _ = got["names_ns"]
