@@ -14,9 +14,18 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from enum import IntEnum
 
-EXIT_OK = 0
-EXIT_USAGE = 2
+
+class ExitCode(IntEnum):
+    """Every exit status the tool returns, in one place (the batch epilog and README list them)."""
+
+    OK = 0
+    FAILED = 1  # the one thing asked for could not be done (a bad score line, an unwritable form)
+    USAGE = 2  # bad usage: unknown option, missing input path, unusable output folder
+    SOME_FAILED = 3  # batch/audit: some inputs could not be read (listed in the summary and report)
+    WRITE_FAILED = 5  # batch: the output folder could not be written (disk full...)
+    INTERRUPTED = 130  # batch: Ctrl-C; everything finished before it is kept
 
 
 # --------------------------------------------------------------------------- score
@@ -50,13 +59,13 @@ def cmd_score(args) -> int:
                 text = fh.read()
     except (OSError, UnicodeDecodeError) as exc:
         print(f"rubberscan score: cannot read {args.file}: {exc}", file=sys.stderr)
-        return EXIT_USAGE
+        return ExitCode.USAGE
     try:
         results = parse_deals(text)
     except NotationError as exc:
         for number, message in exc.errors:
             print(f"{args.file}: line {number}: {message}", file=sys.stderr)
-        return 1
+        return ExitCode.FAILED
     match = score_match(results, HouseRules(args.house_rule, args.partscore_bonus),
                         unfinished=args.unfinished)
     if args.format == "json":
@@ -64,7 +73,7 @@ def cmd_score(args) -> int:
             print(json.dumps(line.to_json()))
     else:
         sys.stdout.write(render_pad(match))
-    return EXIT_OK
+    return ExitCode.OK
 
 
 # --------------------------------------------------------------------------- read
@@ -157,7 +166,7 @@ def cmd_read(args) -> int:
     files = expand_paths(args.paths)
     if not files:
         print("rubberscan read: no scan files found in " + " ".join(args.paths), file=sys.stderr)
-        return EXIT_USAGE
+        return ExitCode.USAGE
     fmt = args.format or ("json" if len(files) == 1 else "jsonl")
     rules = None
     if args.unfinished:
@@ -179,7 +188,7 @@ def cmd_read(args) -> int:
                 from report.text import sheet_text
                 print(sheet_text(obj))
             sys.stdout.flush()
-    return EXIT_OK
+    return ExitCode.OK
 
 
 # --------------------------------------------------------------------------- form
@@ -200,21 +209,18 @@ def cmd_form(args) -> int:
 
     if not 150 <= args.dpi <= 600:
         print(f"rubberscan form: --dpi {args.dpi} out of range 150..600", file=sys.stderr)
-        return EXIT_USAGE
+        return ExitCode.USAGE
     out = Path(args.out)
     try:
         out.write_bytes(form_pdf_bytes(args.layout, dpi=args.dpi))
     except OSError as exc:
         print(f"rubberscan form: cannot write {out}: {exc.strerror or exc}", file=sys.stderr)
-        return 1
+        return ExitCode.FAILED
     print(f"wrote {out} ({args.layout} layout, A4)")
-    return EXIT_OK
+    return ExitCode.OK
 
 
 # --------------------------------------------------------------------------- batch, audit, export, demo
-EXIT_SOME_FAILED = 3  # batch: some inputs could not be read (listed in the summary and report)
-EXIT_WRITE_FAILED = 5  # batch: the output folder could not be written (disk full...)
-EXIT_INTERRUPTED = 130  # batch: Ctrl-C; everything finished before it is kept
 
 BATCH_EPILOG = """exit status: 0 every input read (flags are results, not errors); 2 bad usage
 (unknown option, missing input path, unusable output folder); 3 some inputs failed,
@@ -284,29 +290,29 @@ def run_batch_command(inputs: list[str], out: str, jobs: int = 0, force: bool = 
     missing = [p for p in inputs if not Path(p).exists()]
     if missing:
         print(f"rubberscan batch: no such file or folder: {', '.join(missing)}", file=sys.stderr)
-        return EXIT_USAGE
+        return ExitCode.USAGE
     if jobs < 0 or timeout <= 0:
         print("rubberscan batch: --jobs must be >= 1 and --timeout > 0", file=sys.stderr)
-        return EXIT_USAGE
+        return ExitCode.USAGE
     out_dir = Path(out)
     try:
         out_dir.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         print(f"rubberscan batch: cannot use output folder {out}: {exc.strerror or exc}", file=sys.stderr)
-        return EXIT_USAGE
+        return ExitCode.USAGE
     options = BatchOptions(out_dir=out_dir, jobs=jobs, timeout=timeout, force=force,
                            unfinished=unfinished, partscore=partscore, progress=progress)
     try:
         summary = run_batch(collect_inputs(inputs, exclude=[out_dir, out_dir / "sheets"]), options)
     except LedgerError as exc:
         print(f"rubberscan batch: {exc}", file=sys.stderr)
-        return EXIT_USAGE
+        return ExitCode.USAGE
     except OSError as exc:  # disk full, folder made read-only mid-run...
         print(f"rubberscan batch: cannot write to {out}: {exc}", file=sys.stderr)
-        return EXIT_WRITE_FAILED
+        return ExitCode.WRITE_FAILED
     except KeyboardInterrupt:  # a second Ctrl-C, or one while the inputs were being listed
         print("rubberscan batch: interrupted", file=sys.stderr)
-        return EXIT_INTERRUPTED
+        return ExitCode.INTERRUPTED
     _list_on_stderr("failed", summary.failures, "failures (see the report)")
     _list_on_stderr("no scan", summary.no_scan, "e-mails without a scan")
     _list_on_stderr("scan again", summary.rescan, "sheets to scan again")
@@ -316,8 +322,8 @@ def run_batch_command(inputs: list[str], out: str, jobs: int = 0, force: bool = 
               file=sys.stderr)
     print(f"report: {out_dir / REPORT_NAME}")
     if summary.interrupted:
-        return EXIT_INTERRUPTED
-    return EXIT_SOME_FAILED if summary.failed or summary.failed_before else EXIT_OK
+        return ExitCode.INTERRUPTED
+    return ExitCode.SOME_FAILED if summary.failed or summary.failed_before else ExitCode.OK
 
 
 def cmd_batch(args) -> int:
@@ -334,14 +340,14 @@ def cmd_audit(args) -> int:
         result = audit(args.dir, unfinished=args.unfinished, partscore=args.partscore)
     except LedgerError as exc:
         print(f"rubberscan audit: {exc}", file=sys.stderr)
-        return EXIT_USAGE
+        return ExitCode.USAGE
     for line in result.changes:
         print(line)
     for line in result.errors:
         print(f"error: {line}", file=sys.stderr)
     print(f"rubberscan audit: {result.sheets} sheets re-reconciled, {result.changed_sheets} changed",
           file=sys.stderr)
-    return EXIT_SOME_FAILED if result.errors else EXIT_OK
+    return ExitCode.SOME_FAILED if result.errors else ExitCode.OK
 
 
 def cmd_export(args) -> int:
@@ -355,20 +361,20 @@ def cmd_export(args) -> int:
     path = Path(args.dir) / LEDGER_NAME
     if not path.is_file():
         print(f"rubberscan export: no {LEDGER_NAME} in {args.dir}", file=sys.stderr)
-        return EXIT_USAGE
+        return ExitCode.USAGE
     try:
         with Ledger(path) as ledger:
             buf = io.StringIO()
             n = write_csv(ledger, buf)
     except LedgerError as exc:
         print(f"rubberscan export: {exc}", file=sys.stderr)
-        return EXIT_USAGE
+        return ExitCode.USAGE
     if args.output:
         atomic_write_text(args.output, buf.getvalue())
         print(f"rubberscan export: {n} rows written to {args.output}", file=sys.stderr)
     else:
         sys.stdout.write(buf.getvalue())
-    return EXIT_OK
+    return ExitCode.OK
 
 
 DEMO_SHEETS = 6
@@ -390,10 +396,10 @@ def cmd_demo(args) -> int:
                                    str(samples), "--count", str(DEMO_SHEETS), "--seed", "1"])
             if made.returncode != 0:
                 print("rubberscan demo: could not generate the sample sheets", file=sys.stderr)
-                return 1
+                return ExitCode.FAILED
     status = run_batch_command([str(samples)], str(root / "out"), jobs=args.jobs)
     # Sheets that fail are part of the demo's report, not a failure of the demo itself.
-    return EXIT_OK if status == EXIT_SOME_FAILED else status
+    return ExitCode.OK if status == ExitCode.SOME_FAILED else status
 
 
 # --------------------------------------------------------------------------- main
@@ -414,7 +420,7 @@ def main(argv: list[str] | None = None) -> int:
         return int(args.func(args) or 0)
     except BrokenPipeError:  # the reader of our output stopped early (e.g. `| head`): not an error
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # no second error at exit
-        return 0
+        return ExitCode.OK
 
 
 if __name__ == "__main__":
