@@ -73,7 +73,7 @@ class SheetScore:
 
 @dataclass
 class KeptSheets:
-    """The sheets reconciliation did not send back for a rescan (scoring/legibility.py: faxes whose
+    """The sheets reconciliation did not send back for a rescan (scoring/reconcile/rescan.py: faxes whose
     ink all but vanished) -- their numbers and planted mistakes -- and how many it did."""
 
     rescans: int = 0

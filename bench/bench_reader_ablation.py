@@ -10,7 +10,7 @@ This is how the ensemble and the "none of these" changes of round 4 were compare
         --config "current" --config "slope=0,sheet=0" --config "nets=cellnet.npz,slope=0,sheet=0"
 
 A configuration is comma-separated key=value: nets (model files in ocr/models, joined by '+'),
-slope, sheet, cap, floor, sureat, surefloor, suredoubt (scoring.recon_trust.NONE_SLOPE, NONE_SHEET, NONE_SHEET_CAP,
+slope, sheet, cap, floor, sureat, surefloor, suredoubt (scoring.reconcile.trust.NONE_SLOPE, NONE_SHEET, NONE_SHEET_CAP,
 NONE_FLOOR, SURE_AT, SURE_FLOOR, SURE_DOUBT: how far reconciliation widens the reader's "none of these"), readnone (ocr.read.NONE_FLOOR, the reader's own floor), digits (the
 digit network: a file in ocr/models or a path, "none" to read without it), mix (ocr.digitnet.MIX), unsure (ocr.cellnet.DIGITS_UNSURE),
 ensemble (ocr.cellnet.ENSEMBLE_UNSURE), variant (ocr.digitnet.VARIANT_AT), temp, flag, copy and total (scoring.reconcile.SHEET_TEMP,
@@ -20,7 +20,7 @@ the committed settings.  Beside reconciliation's figures each configuration's re
 counted as bench_read.py counts it (written numbers read exactly; truth among the first three
 candidates, "none of these" included), so a network can be judged on cached tables in minutes.
 The last two columns split off the sheets reconciliation sends back for a rescan (a fax whose ink
-all but vanished: scoring/legibility.py) and count numbers and planted mistakes on the others.
+all but vanished: scoring/reconcile/rescan.py) and count numbers and planted mistakes on the others.
 """
 
 from __future__ import annotations
@@ -39,9 +39,9 @@ import cv2
 import ocr.cellnet
 import ocr.digitnet
 import ocr.read
-import scoring.recon_decode
-import scoring.recon_trust
-import scoring.reconcile
+import scoring.reconcile.decode
+import scoring.reconcile.run
+import scoring.reconcile.trust
 from bench.bench_end_to_end import KeptSheets, flag_is_planted, flagged_right, score_sheet
 from bench.bench_read import NUMBER_KEYS, reading_cells, truth_value
 from ocr.cellnet import DIGITS_PATH, MODEL_PATH, CellNet, CellReader, default_net
@@ -56,24 +56,24 @@ WORK = ROOT / "bench" / "_work"
 # name -> (module, attribute, whether the reader uses it: configurations differing only in the
 # others share one reading of the cells)
 SETTINGS = {
-    "slope": (scoring.recon_trust, "NONE_SLOPE", False), "sheet": (scoring.recon_trust, "NONE_SHEET", False),
-    "cap": (scoring.recon_trust, "NONE_SHEET_CAP", False), "floor": (scoring.recon_trust, "NONE_FLOOR", False),
+    "slope": (scoring.reconcile.trust, "NONE_SLOPE", False), "sheet": (scoring.reconcile.trust, "NONE_SHEET", False),
+    "cap": (scoring.reconcile.trust, "NONE_SHEET_CAP", False), "floor": (scoring.reconcile.trust, "NONE_FLOOR", False),
     "readnone": (ocr.read, "NONE_FLOOR", True),
     "mix": (ocr.digitnet, "MIX", True),
     "unsure": (ocr.cellnet, "DIGITS_UNSURE", True), "ensemble": (ocr.cellnet, "ENSEMBLE_UNSURE", True),
-    "variant": (ocr.digitnet, "VARIANT_AT", True), "temp": (scoring.reconcile, "SHEET_TEMP", False),
-    "flag": (scoring.reconcile, "FLAG_AT", False), "copy": (scoring.reconcile, "COPY_FLAG_AT", False),
-    "total": (scoring.reconcile, "TOTAL_FLAG_AT", False),
-    "lost": (scoring.recon_decode, "SHAPE_LOST", False), "extra": (scoring.recon_decode, "SHAPE_EXTRA", False),
-    "swap": (scoring.recon_decode, "SHAPE_SWAP", False), "far": (scoring.recon_decode, "SHAPE_FAR", False),
-    "shapepow": (scoring.reconcile, "SHAPE_POWER", False), "digit": (scoring.recon_decode, "SHAPE_DIGIT", False),
-    "oversure": (scoring.reconcile, "OVERRIDDEN_SURE", False),
-    "nearslope": (scoring.recon_decode, "NEAR_SLOPE", False), "nearpivot": (scoring.recon_decode, "NEAR_PIVOT", False),
-    "nearmin": (scoring.recon_decode, "NEAR_MIN", False), "nearmax": (scoring.recon_decode, "NEAR_MAX", False),
-    "scoreflag": (scoring.reconcile, "SCORE_FLAG_AT", False),
-    "sureat": (scoring.recon_trust, "SURE_AT", False), "surefloor": (scoring.recon_trust, "SURE_FLOOR", False),
-    "suredoubt": (scoring.recon_trust, "SURE_DOUBT", False),
-    "costtotal": (scoring.recon_decode, "COST_TOTAL", False), "costcum": (scoring.recon_decode, "COST_CUMULATIVE", False),
+    "variant": (ocr.digitnet, "VARIANT_AT", True), "temp": (scoring.reconcile.run, "SHEET_TEMP", False),
+    "flag": (scoring.reconcile.run, "FLAG_AT", False), "copy": (scoring.reconcile.run, "COPY_FLAG_AT", False),
+    "total": (scoring.reconcile.run, "TOTAL_FLAG_AT", False),
+    "lost": (scoring.reconcile.decode, "SHAPE_LOST", False), "extra": (scoring.reconcile.decode, "SHAPE_EXTRA", False),
+    "swap": (scoring.reconcile.decode, "SHAPE_SWAP", False), "far": (scoring.reconcile.decode, "SHAPE_FAR", False),
+    "shapepow": (scoring.reconcile.run, "SHAPE_POWER", False), "digit": (scoring.reconcile.decode, "SHAPE_DIGIT", False),
+    "oversure": (scoring.reconcile.run, "OVERRIDDEN_SURE", False),
+    "nearslope": (scoring.reconcile.decode, "NEAR_SLOPE", False), "nearpivot": (scoring.reconcile.decode, "NEAR_PIVOT", False),
+    "nearmin": (scoring.reconcile.decode, "NEAR_MIN", False), "nearmax": (scoring.reconcile.decode, "NEAR_MAX", False),
+    "scoreflag": (scoring.reconcile.run, "SCORE_FLAG_AT", False),
+    "sureat": (scoring.reconcile.trust, "SURE_AT", False), "surefloor": (scoring.reconcile.trust, "SURE_FLOOR", False),
+    "suredoubt": (scoring.reconcile.trust, "SURE_DOUBT", False),
+    "costtotal": (scoring.reconcile.decode, "COST_TOTAL", False), "costcum": (scoring.reconcile.decode, "COST_CUMULATIVE", False),
 }
 DEFAULTS = {name: getattr(module, attr) for name, (module, attr, _) in SETTINGS.items()}  # the committed settings
 

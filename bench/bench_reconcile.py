@@ -32,7 +32,6 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from scoring.explain import explain_sheet  # noqa: E402
 from scoring.recon_synth import (  # noqa: E402
     MEASURED,
     MISTAKE_KINDS,
@@ -42,6 +41,7 @@ from scoring.recon_synth import (  # noqa: E402
     written_sheet,
 )
 from scoring.reconcile import reconcile  # noqa: E402
+from scoring.reconcile.explain import explain_sheet  # noqa: E402
 from scoring.simulate import random_match  # noqa: E402
 
 COLUMNS = ("ns", "ew", "cum_ns", "cum_ew")

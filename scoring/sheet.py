@@ -1,7 +1,7 @@
 """Plain dataclasses for a sheet's candidate readings and its reconciled result.
 
 The reader (ocr/) produces a :class:`SheetReading`; reconciliation
-(scoring/reconcile.py) turns it into a :class:`ReconciledSheet`, whose
+(scoring/reconcile/run.py) turns it into a :class:`ReconciledSheet`, whose
 ``to_json()`` is the object ``rubberscan read`` prints (see shared/CONTRACT.md).
 Pure data: no I/O, no images.
 """
@@ -129,7 +129,7 @@ class ReconciledSheet:
     form: str = "summary"
     explanations: dict[int, list[dict]] = field(default_factory=dict)  # deal -> results
     meta: dict = field(default_factory=dict)
-    rescan: str | None = None  # why to ask for a better scan (scoring/legibility.py), or None
+    rescan: str | None = None  # why to ask for a better scan (scoring/reconcile/rescan.py), or None
 
     def to_json(self, with_explanations: bool = False) -> dict:
         out = {

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import random
 
-from scoring.explain import MAX_LINES, explain_sheet
 from scoring.recon_synth import exact_reading, written_sheet
 from scoring.reconcile import reconcile
+from scoring.reconcile.explain import MAX_LINES, explain_sheet
 from scoring.simulate import random_match
 from tests.test_reconcile import SEED_001, running, sheet
 

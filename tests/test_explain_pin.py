@@ -9,10 +9,10 @@ import random
 import pytest
 
 from scoring import inverse
-from scoring.explain import MAX_LINES, SIDE, SUIT, explain_sheet
-from scoring.recon_core import EVERY_STATE, rules_set
 from scoring.recon_synth import MISTAKE_KINDS, Noise, exact_reading, noisy_reading, written_sheet
 from scoring.reconcile import reconcile
+from scoring.reconcile.check import EVERY_STATE, rules_set
+from scoring.reconcile.explain import MAX_LINES, SIDE, SUIT, explain_sheet
 from scoring.simulate import random_match
 from tests.test_reconcile import SEED_001, running, sheet
 

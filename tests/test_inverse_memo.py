@@ -47,9 +47,9 @@ def test_last_step_matches_explanations_and_bonus_rules():
 
 
 def test_the_reconciler_checkers_remembered_moves_match_the_plain_step():
-    """scoring.recon_core.CoreChecker remembers each state's moves; its steps -- from a few
+    """scoring.reconcile.check.CoreChecker remembers each state's moves; its steps -- from a few
     states or from every state, the memo full and cleared -- are scoring.inverse.step's."""
-    from scoring.recon_core import EVERY_STATE, CoreChecker
+    from scoring.reconcile.check import EVERY_STATE, CoreChecker
 
     rng = random.Random(5)
     states = sorted(EVERY_STATE)

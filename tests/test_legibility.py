@@ -1,11 +1,11 @@
-"""Sheets too poorly scanned to read well get a request for a better scan (scoring/legibility.py)."""
+"""Sheets too poorly scanned to read well get a request for a better scan (scoring/reconcile/rescan.py)."""
 
 from __future__ import annotations
 
 from report.text import sheet_text
 from samples.generate import generate_sheet
-from scoring.legibility import RESCAN_MIN, rescan_advice, unread_cells
 from scoring.reconcile import reconcile
+from scoring.reconcile.rescan import RESCAN_MIN, rescan_advice, unread_cells
 from scoring.sheet import CellReading, RowReading, SheetReading
 
 

@@ -229,7 +229,7 @@ def _none(reading) -> float:
 def test_none_of_these_is_what_the_beam_left_uncovered():
     """The reader's "none of these" is its calibrated chance that the truth is unlisted --
     NONE_SCALE x the probability its beam did not cover or gave to no number, at least NONE_FLOOR --
-    not widened for reconciliation (scoring/recon_trust.py does that): an unsure best value no
+    not widened for reconciliation (scoring/reconcile/trust.py does that): an unsure best value no
     longer pushes it up, so it does not crowd the truth out of the top three."""
     from ocr.read import NONE_FLOOR, NONE_SCALE, number_reading
 
@@ -248,9 +248,9 @@ def test_none_of_these_is_what_the_beam_left_uncovered():
 def test_sheet_doubt_is_kept_for_reconciliation():
     """The reader measures how hard a sheet's numbers are (the mean doubt about the top string of
     its written cells) and hands it on in the reading's meta; reconciliation widens "none of
-    these" by it (scoring/recon_trust.sheet_none_floor)."""
+    these" by it (scoring/reconcile/trust.sheet_none_floor)."""
     from ocr.read import sheet_doubt
-    from scoring.recon_trust import NONE_FLOOR, NONE_SHEET, NONE_SHEET_CAP, sheet_none_floor
+    from scoring.reconcile.trust import NONE_FLOOR, NONE_SHEET, NONE_SHEET_CAP, sheet_none_floor
 
     easy = [[("120", 0.99)], [("620", 0.995)], [("", 0.99)]]
     hard = [[("120", 0.7), ("170", 0.2)], [("620", 0.8)], [("90", 0.9)]]
@@ -279,7 +279,7 @@ def test_dealer_letters_the_first_network_doubts_are_read_by_the_cascade():
     for deal in (8, 12):
         assert dict(reading.rows[deal - 1].cells["dealer"].candidates).get("E", 0.0) > 0.4
     # every number's variant odds are about the value it is read as (what reconciliation varies)
-    from scoring.recon_decode import misread_shape
+    from scoring.reconcile.decode import misread_shape
 
     nears = [c for row in reading.rows for k, c in row.cells.items() if k != "dealer" and c.near]
     assert nears and all(misread_shape(c.best, v) == "digit" for c in nears for v in c.near)

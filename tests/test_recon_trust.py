@@ -1,4 +1,4 @@
-"""How far reconciliation trusts the reader's list (scoring/recon_trust.py)."""
+"""How far reconciliation trusts the reader's list (scoring/reconcile/trust.py)."""
 
 from __future__ import annotations
 
@@ -6,7 +6,8 @@ import dataclasses
 
 import pytest
 
-from scoring.recon_trust import (
+from scoring.reconcile import reconcile
+from scoring.reconcile.trust import (
     MIN_CANDIDATE,
     NONE_FLOOR,
     NONE_SHEET_CAP,
@@ -18,7 +19,6 @@ from scoring.recon_trust import (
     trusted,
     widened,
 )
-from scoring.reconcile import reconcile
 from scoring.sheet import CellReading, RowReading, SheetReading
 
 

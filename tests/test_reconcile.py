@@ -6,9 +6,9 @@ import random
 
 import pytest
 
-from scoring.recon_check import ArithmeticChecker
 from scoring.recon_synth import MEASURED, exact_reading, noisy_cell, noisy_reading, written_sheet
 from scoring.reconcile import reconcile
+from scoring.reconcile.check import ArithmeticChecker
 from scoring.sheet import CellReading, RowReading, SheetReading
 from scoring.simulate import random_match
 
@@ -511,7 +511,7 @@ def test_a_lone_miscopied_cumulative_needs_more_evidence_than_a_carried_slip():
     0.8 until round 6 (measured then: false-flagged sheets 27 -> 21 of 88, no planted mistake
     lost); with a hard sheet's candidates flattened before decoding (SHEET_TEMP), 0.8 for both measured better
     (bench/RESULTS-reconcile.md)."""
-    from scoring.reconcile import COPY_FLAG_AT
+    from scoring.reconcile.run import COPY_FLAG_AT
 
     probs = {(4, "cum_ns"): [(300, 0.95), (None, 0.05)]}
     lone = running(SEED_001)
@@ -540,7 +540,13 @@ def test_a_hard_sheet_trusts_a_sure_looking_reading_less():
     """On a sheet the reader found hard a 0.99 reading is wrong far more often than on an easy
     one (bench/RESULTS-read.md), so before decoding its candidates are flattened (same order, same
     total): the same lone miscopy that is flagged on an easy sheet goes to review on a hard one."""
-    from scoring.reconcile import FLAG_AT, SHEET_TEMP, cell_model, sheet_doubt, sheet_temperature
+    from scoring.reconcile.run import (
+        FLAG_AT,
+        SHEET_TEMP,
+        cell_model,
+        sheet_doubt,
+        sheet_temperature,
+    )
 
     easy, hard = _lone_copy(False), _lone_copy(True)
     assert sheet_doubt(easy) == pytest.approx(0.005, abs=0.001)
@@ -715,7 +721,7 @@ def test_two_neighbouring_cells_read_as_no_proposal_are_not_taken_for_a_slip():
 
 
 def test_misread_shape():
-    from scoring.recon_decode import misread_shape, shape_cost
+    from scoring.reconcile.decode import misread_shape, shape_cost
 
     assert misread_shape(2080, 2180) == "digit"
     assert misread_shape(510, 1510) == "lost" and misread_shape(330, 3030) == "lost"
@@ -727,7 +733,7 @@ def test_misread_shape():
     assert shape_cost((1640, 1480), 1460) == shape_cost((1480,), 1460) < shape_cost((1640,), 1460)
     assert shape_cost((), 1460) == 0.0 and shape_cost((1640,), 0) == 0.0
     # the shapes count only where the reader read a number, not where "none of these" led
-    from scoring.reconcile import cell_model
+    from scoring.reconcile.run import cell_model
 
     assert cell_model(CellReading([(830, 0.6), (None, 0.3), (80, 0.1)])).read == (80, 830)
     assert cell_model(CellReading([(None, 0.5), (830, 0.3), (80, 0.2)])).read == ()
@@ -753,7 +759,7 @@ def test_a_misread_of_a_rare_shape_is_not_believed_as_readily():
 def test_a_zero_too_many_is_a_players_slip():
     """A cumulative written with a 0 too many (270 as 2700) or too few (600 as 60) is a person's
     slip like a digit off; read 0.97 sure, it is flagged, not explained away as a misread."""
-    from scoring.recon_decode import slip_like
+    from scoring.reconcile.decode import slip_like
 
     assert slip_like(60, 600) and slip_like(2700, 270) and slip_like(2070, 270)
     assert not slip_like(2750, 270) and not slip_like(6, 600)

@@ -19,7 +19,7 @@ import heapq
 import math
 from dataclasses import dataclass, field
 
-from scoring.recon_check import DealChecker, pair_problem
+from scoring.reconcile.check import DealChecker, pair_problem
 
 # Prior costs (nats) of the players' mistakes; a misread that costs less wins.
 COST_CUMULATIVE = 6.5

@@ -1,7 +1,7 @@
 """Reconcile a sheet's candidate readings with the rules and the sheet's own arithmetic.
 
 :func:`reconcile` chooses the most probable reading of all cells together
-(scoring/recon_decode.py for the numbers, scoring/recon_dealer.py for the dealer
+(scoring/reconcile/decode.py for the numbers, scoring/reconcile/dealer.py for the dealer
 column), flags the players' mistakes (only when misreads explain the inconsistency
 with at most 20 % of the probability) and sends what stays uncertain to ``review``.  Pure: no I/O.
 """
@@ -11,12 +11,10 @@ from __future__ import annotations
 import dataclasses
 import math
 from collections import defaultdict
-from functools import lru_cache
 
-from scoring.legibility import rescan_advice
-from scoring.recon_check import CachedChecker, DealChecker, default_checker
-from scoring.recon_dealer import COST_DEALER, DealerCell, decode_dealers
-from scoring.recon_decode import (
+from scoring.reconcile.check import DealChecker, checker_for
+from scoring.reconcile.dealer import COST_DEALER, DealerCell, decode_dealers
+from scoring.reconcile.decode import (
     MAX_OPTIONS,
     MIN_P,
     OTHER_SPREAD,
@@ -27,7 +25,8 @@ from scoring.recon_decode import (
     Option,
     decode,
 )
-from scoring.recon_trust import trusted
+from scoring.reconcile.rescan import rescan_advice
+from scoring.reconcile.trust import trusted
 from scoring.sheet import (
     NUMBER_COLUMNS,
     CellReading,
@@ -107,11 +106,6 @@ UNREAD_COST = 3.0  # "cannot read" explains nothing: a candidate the arithmetic 
 SIDE_NAMES = {"ns": "N/S", "ew": "E/W"}
 SEAT_ORDER = ("N", "E", "S", "W")
 
-@lru_cache(maxsize=16)
-def checker_for(rules=None) -> DealChecker:
-    """The memoised rule check for ``rules`` (shared between sheets: a pure function)."""
-    return CachedChecker(default_checker(rules))
-
 
 def reconcile(reading: SheetReading, rules=None, checker: DealChecker | None = None,
               explain: bool = True) -> ReconciledSheet:
@@ -119,7 +113,7 @@ def reconcile(reading: SheetReading, rules=None, checker: DealChecker | None = N
 
     ``rules`` are the scoring core's house rules (None: accept every house rule for
     the unfinished-rubber bonus); ``checker`` overrides the rule check (tests);
-    ``explain`` adds the results behind each deal's score (scoring/explain.py, the
+    ``explain`` adds the results behind each deal's score (scoring/reconcile/explain.py, the
     slow part: 0.2-1 s a sheet, less once its memo is warm).
     """
     checker = checker or checker_for(rules)
@@ -700,7 +694,7 @@ def _winner_flag(winners, final) -> Flag | None:
 
 
 def _add_explanations(sheet: ReconciledSheet, best: Hypothesis | None, rules) -> None:
-    from scoring.explain import explain_sheet
+    from scoring.reconcile.explain import explain_sheet
 
     if best is None:
         return

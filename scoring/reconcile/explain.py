@@ -11,7 +11,7 @@ from __future__ import annotations
 from functools import lru_cache
 
 from scoring import inverse
-from scoring.recon_core import EVERY_STATE, rules_set
+from scoring.reconcile.check import EVERY_STATE, rules_set
 
 SUIT = {"C": "♣", "D": "♦", "H": "♥", "S": "♠", "NT": "NT"}
 SIDE = {"ns": "N/S", "ew": "E/W"}
