@@ -10,17 +10,17 @@ This is how the ensemble and the "none of these" changes of round 4 were compare
         --config "current" --config "slope=0,sheet=0" --config "nets=cellnet.npz,slope=0,sheet=0"
 
 A configuration is comma-separated key=value: nets (model files in ocr/models, joined by '+'),
-slope, sheet, cap, floor, sureat, surefloor, suredoubt (scoring.reconcile.trust.NONE_SLOPE, NONE_SHEET, NONE_SHEET_CAP,
-NONE_FLOOR, SURE_AT, SURE_FLOOR, SURE_DOUBT: how far reconciliation widens the reader's "none of these"), readnone (ocr.read.NONE_FLOOR, the reader's own floor), digits (the
-digit network: a file in ocr/models or a path, "none" to read without it), mix (ocr.digitnet.MIX), unsure (ocr.cellnet.DIGITS_UNSURE),
-ensemble (ocr.cellnet.ENSEMBLE_UNSURE), variant (ocr.digitnet.VARIANT_AT), temp, flag, copy and total (scoring.reconcile.SHEET_TEMP,
-FLAG_AT, COPY_FLAG_AT, TOTAL_FLAG_AT) and the other keys of SETTINGS below (reconciliation's constants; configurations
-differing only in reconciliation's settings share one reading of the cells); "current" is
-the committed settings.  Beside reconciliation's figures each configuration's reader alone is
-counted as bench_read.py counts it (written numbers read exactly; truth among the first three
-candidates, "none of these" included), so a network can be judged on cached tables in minutes.
-The last two columns split off the sheets reconciliation sends back for a rescan (a fax whose ink
-all but vanished: scoring/reconcile/rescan.py) and count numbers and planted mistakes on the others.
+digits (the digit network: a file in ocr/models or a path, "none" to read without it), the
+reader's readnone, mix, unsure, ensemble and variant (READER below: module constants of ocr/),
+and reconciliation's settings -- a "group.field" of scoring.reconcile.ReconcileSettings (e.g.
+verdicts.flag_at=0.7) or a short name of RECONCILE below (slope, sheet, cap, floor, temp, flag,
+copy, total...).  Configurations differing only in reconciliation's settings share one reading of
+the cells; "current" is the committed settings.  Beside reconciliation's figures each
+configuration's reader alone is counted as bench_read.py counts it (written numbers read exactly;
+truth among the first three candidates, "none of these" included), so a network can be judged on
+cached tables in minutes.  The last two columns split off the sheets reconciliation sends back
+for a rescan (a fax whose ink all but vanished: scoring/reconcile/rescan.py) and count numbers
+and planted mistakes on the others.
 """
 
 from __future__ import annotations
@@ -39,9 +39,6 @@ import cv2
 import ocr.cellnet
 import ocr.digitnet
 import ocr.read
-import scoring.reconcile.decode
-import scoring.reconcile.run
-import scoring.reconcile.trust
 from bench.bench_end_to_end import KeptSheets, flag_is_planted, flagged_right, score_sheet
 from bench.bench_read import NUMBER_KEYS, reading_cells, truth_value
 from ocr.cellnet import DIGITS_PATH, MODEL_PATH, CellNet, CellReader, default_net
@@ -49,33 +46,31 @@ from ocr.digitnet import DigitNet
 from ocr.pipeline import read_file
 from ocr.read import read_table
 from samples.generate import generate_sheet
-from scoring.reconcile import reconcile
+from scoring.reconcile import ReconcileSettings, reconcile
 
 ROOT = Path(__file__).resolve().parent.parent
 WORK = ROOT / "bench" / "_work"
-# name -> (module, attribute, whether the reader uses it: configurations differing only in the
-# others share one reading of the cells)
-SETTINGS = {
-    "slope": (scoring.reconcile.trust, "NONE_SLOPE", False), "sheet": (scoring.reconcile.trust, "NONE_SHEET", False),
-    "cap": (scoring.reconcile.trust, "NONE_SHEET_CAP", False), "floor": (scoring.reconcile.trust, "NONE_FLOOR", False),
-    "readnone": (ocr.read, "NONE_FLOOR", True),
-    "mix": (ocr.digitnet, "MIX", True),
-    "unsure": (ocr.cellnet, "DIGITS_UNSURE", True), "ensemble": (ocr.cellnet, "ENSEMBLE_UNSURE", True),
-    "variant": (ocr.digitnet, "VARIANT_AT", True), "temp": (scoring.reconcile.run, "SHEET_TEMP", False),
-    "flag": (scoring.reconcile.run, "FLAG_AT", False), "copy": (scoring.reconcile.run, "COPY_FLAG_AT", False),
-    "total": (scoring.reconcile.run, "TOTAL_FLAG_AT", False),
-    "lost": (scoring.reconcile.decode, "SHAPE_LOST", False), "extra": (scoring.reconcile.decode, "SHAPE_EXTRA", False),
-    "swap": (scoring.reconcile.decode, "SHAPE_SWAP", False), "far": (scoring.reconcile.decode, "SHAPE_FAR", False),
-    "shapepow": (scoring.reconcile.run, "SHAPE_POWER", False), "digit": (scoring.reconcile.decode, "SHAPE_DIGIT", False),
-    "oversure": (scoring.reconcile.run, "OVERRIDDEN_SURE", False),
-    "nearslope": (scoring.reconcile.decode, "NEAR_SLOPE", False), "nearpivot": (scoring.reconcile.decode, "NEAR_PIVOT", False),
-    "nearmin": (scoring.reconcile.decode, "NEAR_MIN", False), "nearmax": (scoring.reconcile.decode, "NEAR_MAX", False),
-    "scoreflag": (scoring.reconcile.run, "SCORE_FLAG_AT", False),
-    "sureat": (scoring.reconcile.trust, "SURE_AT", False), "surefloor": (scoring.reconcile.trust, "SURE_FLOOR", False),
-    "suredoubt": (scoring.reconcile.trust, "SURE_DOUBT", False),
-    "costtotal": (scoring.reconcile.decode, "COST_TOTAL", False), "costcum": (scoring.reconcile.decode, "COST_CUMULATIVE", False),
+# short name -> the reconciliation setting it varies ("group.field" of ReconcileSettings; any
+# "group.field" may also be given as it is)
+RECONCILE = {
+    "slope": "trust.none_slope", "sheet": "trust.none_sheet", "cap": "trust.none_sheet_cap",
+    "floor": "trust.none_floor", "sureat": "trust.sure_at", "surefloor": "trust.sure_floor",
+    "suredoubt": "trust.sure_doubt", "temp": "cells.sheet_temp", "shapepow": "cells.shape_power",
+    "flag": "verdicts.flag_at", "copy": "verdicts.copy_flag_at", "total": "verdicts.total_flag_at",
+    "scoreflag": "verdicts.score_flag_at", "oversure": "verdicts.overridden_sure",
+    "digit": "misread.shape_digit", "lost": "misread.shape_lost", "extra": "misread.shape_extra",
+    "swap": "misread.shape_swap", "far": "misread.shape_far", "nearslope": "misread.near_slope",
+    "nearpivot": "misread.near_pivot", "nearmin": "misread.near_min", "nearmax": "misread.near_max",
+    "costtotal": "decoder.cost_total", "costcum": "decoder.cost_cumulative",
 }
-DEFAULTS = {name: getattr(module, attr) for name, (module, attr, _) in SETTINGS.items()}  # the committed settings
+# short name -> the reader's module constant it sets (the reader's values are not yet in
+# ocr.settings.ReaderSettings; configurations differing only in reconciliation share readings)
+READER = {
+    "readnone": (ocr.read, "NONE_FLOOR"), "mix": (ocr.digitnet, "MIX"),
+    "unsure": (ocr.cellnet, "DIGITS_UNSURE"), "ensemble": (ocr.cellnet, "ENSEMBLE_UNSURE"),
+    "variant": (ocr.digitnet, "VARIANT_AT"),
+}
+READER_DEFAULTS = {name: getattr(module, attr) for name, (module, attr) in READER.items()}
 
 
 # the code that makes the cached sheets and tables: a change to any of it makes new caches
@@ -112,19 +107,24 @@ def tables(seed: int, count: int) -> list[tuple[int, dict, object]]:
     return out
 
 
-def configure(spec: str) -> tuple[tuple, CellReader]:
-    """Apply ``spec``'s settings; return the key of its readings (nets and "none" settings) and the reader."""
-    settings = dict(kv.split("=", 1) for kv in spec.split(",") if "=" in kv)
-    for name, (module, attr, _) in SETTINGS.items():
-        setattr(module, attr, float(settings.get(name, DEFAULTS[name])))
-    key = (settings.get("nets"), settings.get("digits")) + tuple(
-        getattr(module, attr) for module, attr, reads in SETTINGS.values() if reads)
-    if "nets" not in settings and "digits" not in settings:
-        return key, default_net()
-    nets = default_net().nets if "nets" not in settings else \
-        tuple(CellNet.load(MODEL_PATH.parent / name) for name in settings["nets"].split("+"))
-    digits = settings.get("digits", DIGITS_PATH.name)
-    return key, CellReader(nets, None if digits == "none" else DigitNet.load(MODEL_PATH.parent / digits))
+def configure(spec: str) -> tuple[tuple, CellReader, ReconcileSettings]:
+    """``spec``'s reader (its settings applied) and reconciliation settings, and the key of its
+    readings (nets and the reader's settings)."""
+    values = dict(kv.split("=", 1) for kv in spec.split(",") if "=" in kv)
+    for name, (module, attr) in READER.items():
+        setattr(module, attr, float(values.get(name, READER_DEFAULTS[name])))
+    settings = ReconcileSettings().with_values(
+        {RECONCILE.get(name, name): value for name, value in values.items()
+         if name not in READER and name not in ("nets", "digits")})
+    key = (values.get("nets"), values.get("digits")) + tuple(
+        getattr(module, attr) for module, attr in READER.values())
+    if "nets" not in values and "digits" not in values:
+        return key, default_net(), settings
+    nets = default_net().nets if "nets" not in values else \
+        tuple(CellNet.load(MODEL_PATH.parent / name) for name in values["nets"].split("+"))
+    digits = values.get("digits", DIGITS_PATH.name)
+    reader = CellReader(nets, None if digits == "none" else DigitNet.load(MODEL_PATH.parent / digits))
+    return key, reader, settings
 
 
 def readings(seed: int, count: int, sheets, key: tuple, reader: CellReader) -> list:
@@ -165,7 +165,8 @@ def legible(mistake: dict, cells: dict) -> bool | None:
     return cell is not None and cell.best == mistake["written"] and cell.candidates[0][1] >= LEGIBLE_AT
 
 
-def measure(sheets, readings: list, details: bool = False) -> dict[str, object]:
+def measure(sheets, readings: list, settings: ReconcileSettings,
+            details: bool = False) -> dict[str, object]:
     numbers = right = planted = caught = clean = clean_flagged = exact = read = review = 0
     flags = flags_planted = 0
     by_legible = {True: [0, 0], False: [0, 0], None: [0, 0]}  # legible -> [planted, flagged]
@@ -190,7 +191,7 @@ def measure(sheets, readings: list, details: bool = False) -> dict[str, object]:
                 nll -= math.log(max(p, 1e-6))
                 written += 1
                 written_right += cell.best == want
-        obj = reconcile(reading, explain=False).to_json()
+        obj = reconcile(reading, settings=settings, explain=False).to_json()
         score = score_sheet(obj, truth)
         if details and (score.caught < score.planted or score.flags_planted < score.flags):
             _explain(seed, truth, obj)
@@ -250,10 +251,10 @@ def main(argv: list[str]) -> int:
     print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     cache: dict[tuple, list] = {}  # configurations that differ only in the flag thresholds share readings
     for spec in args.config or ["current"]:
-        key, reader = configure(spec)
+        key, reader, settings = configure(spec)
         if key not in cache:
             cache[key] = readings(args.seed, args.count, sheets, key, reader)
-        m = measure(sheets, cache[key], args.details)
+        m = measure(sheets, cache[key], settings, args.details)
         print(f"| {spec} | {100 * m['numbers']:.2f} % | {m['caught']}/{m['planted']} |"
               f" {m['clean_flagged']}/{m['clean']} | {100 * m['exact']:.1f} % | {m['review']:.2f} | {m['nll']:.4f} |"
               f" {100 * m['read_written']:.2f} % | {100 * m['top3']:.2f} % |"

@@ -5,7 +5,8 @@ from __future__ import annotations
 from report.text import sheet_text
 from samples.generate import generate_sheet
 from scoring.reconcile import reconcile
-from scoring.reconcile.rescan import RESCAN_MIN, rescan_advice, unread_cells
+from scoring.reconcile.rescan import rescan_advice, unread_cells
+from scoring.reconcile.settings import RescanSettings
 from scoring.sheet import CellReading, RowReading, SheetReading
 
 
@@ -25,7 +26,8 @@ def test_unread_share_decides():
     assert rescan_advice(reading_with(30, 100)) is not None
     assert "30 of the 100 written numbers" in rescan_advice(reading_with(30, 100))
     assert rescan_advice(reading_with(20, 100)) is None  # a fifth unread: review them one by one
-    # a short sheet needs at least RESCAN_MIN unread numbers, whatever the share
+    # a short sheet needs at least RescanSettings.rescan_min unread numbers, whatever the share
+    RESCAN_MIN = RescanSettings().rescan_min
     assert rescan_advice(reading_with(RESCAN_MIN - 1, 12)) is None
     assert rescan_advice(reading_with(RESCAN_MIN, 12)) is not None
 

@@ -250,15 +250,18 @@ def test_sheet_doubt_is_kept_for_reconciliation():
     its written cells) and hands it on in the reading's meta; reconciliation widens "none of
     these" by it (scoring/reconcile/trust.sheet_none_floor)."""
     from ocr.read import sheet_doubt
-    from scoring.reconcile.trust import NONE_FLOOR, NONE_SHEET, NONE_SHEET_CAP, sheet_none_floor
+    from scoring.reconcile.settings import TrustSettings
+    from scoring.reconcile.trust import sheet_none_floor
+
+    t = TrustSettings()
 
     easy = [[("120", 0.99)], [("620", 0.995)], [("", 0.99)]]
     hard = [[("120", 0.7), ("170", 0.2)], [("620", 0.8)], [("90", 0.9)]]
     assert sheet_doubt(easy) == pytest.approx(0.0075)
     assert sheet_doubt(hard) == pytest.approx(0.2)
-    assert sheet_none_floor(sheet_doubt(easy)) == NONE_FLOOR
-    assert sheet_none_floor(0.1) == pytest.approx(NONE_SHEET * 0.1)
-    assert sheet_none_floor(sheet_doubt(hard)) == NONE_SHEET_CAP  # 0.3 x 0.2 = 0.06, capped at 0.05
+    assert sheet_none_floor(sheet_doubt(easy)) == t.none_floor
+    assert sheet_none_floor(0.1) == pytest.approx(t.none_sheet * 0.1)
+    assert sheet_none_floor(sheet_doubt(hard)) == t.none_sheet_cap  # 0.3 x 0.2 = 0.06, capped at 0.05
     rows = [str(i) for i in range(1, 11)]
     typed = read_table(_table(rows, set(rows[:4])))  # a typed 120 is easy: little doubt
     assert 0.0 <= typed.meta["doubt"] < 0.05
@@ -279,7 +282,7 @@ def test_dealer_letters_the_first_network_doubts_are_read_by_the_cascade():
     for deal in (8, 12):
         assert dict(reading.rows[deal - 1].cells["dealer"].candidates).get("E", 0.0) > 0.4
     # every number's variant odds are about the value it is read as (what reconciliation varies)
-    from scoring.reconcile.decode import misread_shape
+    from scoring.reconcile.cells import misread_shape
 
     nears = [c for row in reading.rows for k, c in row.cells.items() if k != "dealer" and c.near]
     assert nears and all(misread_shape(c.best, v) == "digit" for c in nears for v in c.near)

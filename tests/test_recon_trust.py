@@ -7,19 +7,11 @@ import dataclasses
 import pytest
 
 from scoring.reconcile import reconcile
-from scoring.reconcile.trust import (
-    MIN_CANDIDATE,
-    NONE_FLOOR,
-    NONE_SHEET_CAP,
-    NONE_SLOPE,
-    SURE_AT,
-    SURE_DOUBT,
-    SURE_FLOOR,
-    sheet_none_floor,
-    trusted,
-    widened,
-)
+from scoring.reconcile.settings import TrustSettings
+from scoring.reconcile.trust import sheet_none_floor, trusted, widened
 from scoring.sheet import CellReading, RowReading, SheetReading
+
+T = TrustSettings()  # the committed values
 
 
 def _none(cell: CellReading) -> float:
@@ -28,13 +20,13 @@ def _none(cell: CellReading) -> float:
 
 def test_a_sure_reading_keeps_the_floor_an_unsure_one_a_share_of_its_doubt():
     sure = widened(CellReading([(820, 0.995), (880, 0.004), (None, 0.001)]))
-    assert _none(sure) == pytest.approx(NONE_FLOOR) and sure.best == 820
+    assert _none(sure) == pytest.approx(T.none_floor) and sure.best == 820
     # the values keep their proportions: 0.995 : 0.004
-    assert dict(sure.candidates)[820] == pytest.approx(0.995 / 0.999 * (1 - NONE_FLOOR))
-    assert 880 not in dict(sure.candidates) or dict(sure.candidates)[880] >= MIN_CANDIDATE
+    assert dict(sure.candidates)[820] == pytest.approx(0.995 / 0.999 * (1 - T.none_floor))
+    assert 880 not in dict(sure.candidates) or dict(sure.candidates)[880] >= T.min_candidate
     unsure = widened(CellReading([(800, 0.86), (880, 0.13), (None, 0.01)]))
     best = dict(unsure.candidates)[800]
-    assert unsure.best == 800 and _none(unsure) == pytest.approx(NONE_SLOPE * (1 - 0.86 / 0.99 * (1 - NONE_FLOOR)))
+    assert unsure.best == 800 and _none(unsure) == pytest.approx(T.none_slope * (1 - 0.86 / 0.99 * (1 - T.none_floor)))
     assert best / dict(unsure.candidates)[880] == pytest.approx(0.86 / 0.13)
     assert sum(p for _, p in unsure.candidates) == pytest.approx(1.0)
 
@@ -58,12 +50,12 @@ def _sheet(doubt, score=0.97, cum=0.999, total=False):
 
 def test_the_sheets_doubt_sets_the_floor_and_a_reading_without_one_is_taken_as_it_is():
     hard = trusted(_sheet(0.4)).rows[0].cells
-    assert _none(hard["cum_ns"]) == pytest.approx(NONE_SHEET_CAP) == sheet_none_floor(0.4)
-    assert _none(hard["ns"]) == pytest.approx(max(NONE_SHEET_CAP, NONE_SLOPE * (1 - 0.97 / 0.97 * (1 - NONE_SHEET_CAP))))
+    assert _none(hard["cum_ns"]) == pytest.approx(T.none_sheet_cap) == sheet_none_floor(0.4)
+    assert _none(hard["ns"]) == pytest.approx(max(T.none_sheet_cap, T.none_slope * (1 - 0.97 / 0.97 * (1 - T.none_sheet_cap))))
     assert hard["ew"].candidates == [(0, 0.999), (None, 0.001)]  # blank: as read
     easy = trusted(_sheet(0.0)).rows[0].cells
     assert _none(easy["ns"]) == pytest.approx(0.03)  # the reader's own "none of these", above the floor
-    assert _none(easy["cum_ns"]) == pytest.approx(SURE_FLOOR)  # a sure cumulative (below)
+    assert _none(easy["cum_ns"]) == pytest.approx(T.sure_floor)  # a sure cumulative (below)
     old = _sheet(None)  # a reader before round 16 widened its lists itself
     assert trusted(old) is old
 
@@ -73,12 +65,12 @@ def test_a_cell_read_empty_keeps_the_easy_floor_on_a_hard_sheet():
     read as empty" at the sheet's floor explained away a carried slip)."""
     empty = CellReading([(0, 0.998), (None, 0.001)])  # read, and read as empty (not the reader's blank flag)
     on_hard = widened(empty, sheet_none_floor(0.4))
-    assert NONE_FLOOR < NONE_SHEET_CAP and _none(on_hard) == pytest.approx(NONE_FLOOR)
+    assert T.none_floor < T.none_sheet_cap and _none(on_hard) == pytest.approx(T.none_floor)
     assert on_hard.best == 0
     unsure = widened(CellReading([(0, 0.7), (40, 0.29), (None, 0.01)]), sheet_none_floor(0.4))
-    assert _none(unsure) == pytest.approx(NONE_SLOPE * (1 - 0.7 / 0.99 * (1 - NONE_FLOOR)))  # its doubt still counts
+    assert _none(unsure) == pytest.approx(T.none_slope * (1 - 0.7 / 0.99 * (1 - T.none_floor)))  # its doubt still counts
     written = widened(CellReading([(620, 0.998), (None, 0.001)]), sheet_none_floor(0.4))
-    assert _none(written) == pytest.approx(NONE_SHEET_CAP)
+    assert _none(written) == pytest.approx(T.none_sheet_cap)
 
 
 def test_reconcile_decides_on_the_widened_lists():
@@ -90,20 +82,20 @@ def test_reconcile_decides_on_the_widened_lists():
 
 
 def test_a_sure_cumulative_on_an_easy_sheet_keeps_only_the_sure_floor():
-    """A cumulative read >= SURE_AT sure is seldom misread where the sheet is not hard (70058: a lone
+    """A cumulative read >= T.sure_at sure is seldom misread where the sheet is not hard (70058: a lone
     miscopied 3990 read at 0.996 went to review as "3790 written, misread"); score cells, cells
     read less sure and hard sheets keep their floors."""
     def sheet(doubt, cum=0.999):
         return _sheet(doubt, score=0.999, cum=cum, total=True)
 
-    assert SURE_FLOOR < NONE_FLOOR <= sheet_none_floor(0.1) and SURE_AT <= 0.999
+    assert T.sure_floor < T.none_floor <= sheet_none_floor(0.1) and T.sure_at <= 0.999
     easy = trusted(sheet(0.1))
-    assert _none(easy.rows[0].cells["cum_ns"]) == pytest.approx(SURE_FLOOR)
-    assert _none(easy.total.cells["cum_ns"]) == pytest.approx(SURE_FLOOR)  # the Total row's too
+    assert _none(easy.rows[0].cells["cum_ns"]) == pytest.approx(T.sure_floor)
+    assert _none(easy.total.cells["cum_ns"]) == pytest.approx(T.sure_floor)  # the Total row's too
     assert _none(easy.rows[0].cells["ns"]) == pytest.approx(sheet_none_floor(0.1))  # a score keeps the sheet's
-    hard = trusted(sheet(SURE_DOUBT))
-    assert _none(hard.rows[0].cells["cum_ns"]) == pytest.approx(sheet_none_floor(SURE_DOUBT))
+    hard = trusted(sheet(T.sure_doubt))
+    assert _none(hard.rows[0].cells["cum_ns"]) == pytest.approx(sheet_none_floor(T.sure_doubt))
     less_sure = trusted(sheet(0.1, cum=0.985)).rows[0].cells["cum_ns"]
     assert _none(less_sure) == pytest.approx(sheet_none_floor(0.1))
-    # the floor is only ever lowered to SURE_FLOOR: a reader's own larger "none of these" stays
-    assert _none(widened(CellReading([(3990, 0.991), (None, 0.009)]), NONE_FLOOR, SURE_FLOOR)) == pytest.approx(0.009)
+    # the floor is only ever lowered to T.sure_floor: a reader's own larger "none of these" stays
+    assert _none(widened(CellReading([(3990, 0.991), (None, 0.009)]), T.none_floor, T.sure_floor)) == pytest.approx(0.009)

@@ -7,7 +7,7 @@ import random
 import pytest
 
 from scoring.recon_synth import MEASURED, exact_reading, noisy_cell, noisy_reading, written_sheet
-from scoring.reconcile import reconcile
+from scoring.reconcile import ReconcileSettings, reconcile
 from scoring.reconcile.check import ArithmeticChecker
 from scoring.sheet import CellReading, RowReading, SheetReading
 from scoring.simulate import random_match
@@ -511,7 +511,7 @@ def test_a_lone_miscopied_cumulative_needs_more_evidence_than_a_carried_slip():
     0.8 until round 6 (measured then: false-flagged sheets 27 -> 21 of 88, no planted mistake
     lost); with a hard sheet's candidates flattened before decoding (SHEET_TEMP), 0.8 for both measured better
     (bench/RESULTS-reconcile.md)."""
-    from scoring.reconcile.run import COPY_FLAG_AT
+    COPY_FLAG_AT = ReconcileSettings().verdicts.copy_flag_at
 
     probs = {(4, "cum_ns"): [(300, 0.95), (None, 0.05)]}
     lone = running(SEED_001)
@@ -540,13 +540,9 @@ def test_a_hard_sheet_trusts_a_sure_looking_reading_less():
     """On a sheet the reader found hard a 0.99 reading is wrong far more often than on an easy
     one (bench/RESULTS-read.md), so before decoding its candidates are flattened (same order, same
     total): the same lone miscopy that is flagged on an easy sheet goes to review on a hard one."""
-    from scoring.reconcile.run import (
-        FLAG_AT,
-        SHEET_TEMP,
-        cell_model,
-        sheet_doubt,
-        sheet_temperature,
-    )
+    from scoring.reconcile.cells import cell_model, sheet_doubt, sheet_temperature
+
+    FLAG_AT, SHEET_TEMP = ReconcileSettings().verdicts.flag_at, ReconcileSettings().cells.sheet_temp
 
     easy, hard = _lone_copy(False), _lone_copy(True)
     assert sheet_doubt(easy) == pytest.approx(0.005, abs=0.001)
@@ -721,7 +717,7 @@ def test_two_neighbouring_cells_read_as_no_proposal_are_not_taken_for_a_slip():
 
 
 def test_misread_shape():
-    from scoring.reconcile.decode import misread_shape, shape_cost
+    from scoring.reconcile.cells import misread_shape, shape_cost
 
     assert misread_shape(2080, 2180) == "digit"
     assert misread_shape(510, 1510) == "lost" and misread_shape(330, 3030) == "lost"
@@ -733,7 +729,7 @@ def test_misread_shape():
     assert shape_cost((1640, 1480), 1460) == shape_cost((1480,), 1460) < shape_cost((1640,), 1460)
     assert shape_cost((), 1460) == 0.0 and shape_cost((1640,), 0) == 0.0
     # the shapes count only where the reader read a number, not where "none of these" led
-    from scoring.reconcile.run import cell_model
+    from scoring.reconcile.cells import cell_model
 
     assert cell_model(CellReading([(830, 0.6), (None, 0.3), (80, 0.1)])).read == (80, 830)
     assert cell_model(CellReading([(None, 0.5), (830, 0.3), (80, 0.2)])).read == ()

@@ -1,11 +1,15 @@
 """Reconciliation: a sheet's candidate readings and the rules in, a checked sheet out.
 
-:func:`reconcile` is the entry point (scoring/reconcile/run.py); the modules it runs are the
-trust put in the reader's lists (trust.py), the rule check (check.py), the joint decoder of the
-numbers (decode.py) and of the dealer column (dealer.py), the request for a better scan
-(rescan.py) and the explanations of each deal's score (explain.py).  Pure: no I/O.
+    reconcile(reading, rules=None, settings=ReconcileSettings()) -> ReconciledSheet
+
+The steps, one module each, in the order run.py runs them: how far to trust the reader's lists
+(trust.py), the cell model (cells.py), the rule check (check.py), the joint decoder of the
+numbers (decode.py) and of the dealer column (dealer.py), the verdicts -- flags (flags.py), review
+items (review.py) and their sentences (messages.py) --, the request for a better scan (rescan.py)
+and each deal's explanations (explain.py).  Every tuning value is in settings.py.  Pure: no I/O.
 """
 
 from scoring.reconcile.run import reconcile
+from scoring.reconcile.settings import ReconcileSettings
 
-__all__ = ["reconcile"]
+__all__ = ["ReconcileSettings", "reconcile"]

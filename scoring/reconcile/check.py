@@ -80,9 +80,11 @@ class CachedChecker:
 # ----------------------------------------------------------------------------- the core's check
 LEGS = range(0, GAME, 10)
 # Every pad state: games 0-1 each, part-scores below a game each.
-EVERY_STATE = frozenset(PadState(gn, ge, ln, le) for gn in (0, 1) for ge in (0, 1) for ln in LEGS for le in LEGS)
+EVERY_STATE = frozenset(PadState(gn, ge, ln, le)
+                        for gn in (0, 1) for ge in (0, 1) for ln in LEGS for le in LEGS)
 
-MEMO_SIZE = 100_000  # remembered (state, N/S score, E/W score) moves, at most (~17 MB: 168 bytes each)
+# remembered (state, N/S score, E/W score) moves, at most (~17 MB: 168 bytes each)
+MEMO_SIZE = 100_000
 STATES = sorted(EVERY_STATE)
 STATE_INDEX = {state: i for i, state in enumerate(STATES)}
 

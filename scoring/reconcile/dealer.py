@@ -9,12 +9,11 @@ or a *miscopy* (the next rows rotate on from the right one).
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+
+from scoring.reconcile.settings import DEFAULT, DealerSettings
 
 SEATS = ("N", "E", "S", "W")
-COST_DEALER = 4.0
-OTHER_SPREAD = math.log(3)
-MIN_P = 1e-4
 
 
 @dataclass(frozen=True)
@@ -23,13 +22,16 @@ class DealerCell:
 
     probs: dict[str, float]
     blank: bool = False
+    settings: DealerSettings = field(default=DEFAULT.dealer, repr=False)
 
     def cost(self, seat: str) -> float:
+        """-log p of ``seat`` written here; a seat not proposed shares the unread rest."""
+        s = self.settings
         p = self.probs.get(seat)
         if p is not None:
-            return -math.log(max(p, MIN_P))
-        rest = max(1.0 - sum(self.probs.values()), MIN_P)
-        return -math.log(rest) + OTHER_SPREAD
+            return -math.log(max(p, s.min_seat_p))
+        rest = max(1.0 - sum(self.probs.values()), s.min_seat_p)
+        return -math.log(rest) + s.other_seat_spread
 
 
 @dataclass(frozen=True)
@@ -58,8 +60,10 @@ def _offerer(table: dict):
     return offer
 
 
-def decode_dealers(cells: list[DealerCell | None]) -> DealerResult:
+def decode_dealers(cells: list[DealerCell | None],
+                   settings: DealerSettings = DEFAULT.dealer) -> DealerResult:
     """Most probable written dealers; None cells (no such cell) are skipped like blanks."""
+    s = settings
     # state: expected dealer for the current row; value: (cost, back pointer list)
     paths: dict[str, tuple[float, list]] = {s: (0.0, []) for s in SEATS}
     for i, cell in enumerate(cells):
@@ -71,11 +75,12 @@ def decode_dealers(cells: list[DealerCell | None]) -> DealerResult:
                 continue
             offer(next_seat(expected), cost + cell.cost(expected), path + [(expected, None)])
             for seat, p in cell.probs.items():
-                if seat == expected or seat not in SEATS or p < MIN_P:
+                if seat == expected or seat not in SEATS or p < s.min_seat_p:
                     continue
-                c = cost + cell.cost(seat) + COST_DEALER
+                c = cost + cell.cost(seat) + s.cost_dealer
                 offer(next_seat(seat), c, path + [(seat, DealerMistake(i, seat, expected, "slip"))])
-                offer(next_seat(expected), c, path + [(seat, DealerMistake(i, seat, expected, "copy"))])
+                offer(next_seat(expected), c,
+                      path + [(seat, DealerMistake(i, seat, expected, "copy"))])
         paths = new
     ranked = sorted(paths.values(), key=lambda t: t[0])
     best_cost, best_path = ranked[0]
@@ -87,5 +92,6 @@ def decode_dealers(cells: list[DealerCell | None]) -> DealerResult:
         if seat is None or cell is None:
             confidence.append(1.0)
         else:
-            confidence.append(min(1.0, cell.probs.get(seat, 0.0) / max(sum(cell.probs.values()), MIN_P)))
+            share = cell.probs.get(seat, 0.0) / max(sum(cell.probs.values()), s.min_seat_p)
+            confidence.append(min(1.0, share))
     return DealerResult(seats, mistakes, confidence)

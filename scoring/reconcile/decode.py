@@ -19,82 +19,9 @@ import heapq
 import math
 from dataclasses import dataclass, field
 
+from scoring.reconcile.cells import CellModel, misread_shape
 from scoring.reconcile.check import DealChecker, pair_problem
-
-# Prior costs (nats) of the players' mistakes; a misread that costs less wins.
-COST_CUMULATIVE = 6.5
-COST_SCORE = 7.0
-COST_TOTAL = 6.5
-COST_ODD_SLIP = 4.0  # extra for a wrong number unlike a person's slip (more like a misread)
-OTHER_SPREAD = 4.5  # an unproposed value: residual mass spread over the plausible values
-# ... more for a value the reader is unlikely to have turned into what it proposed.  Of the written
-# numbers whose value the reader did not propose though it read the cell as a number at >= 0.5
-# (1,079 generated sheets: the six benchmark ranges and seeds 130000-130199), 167 of 195 differ from
-# its best value in one digit, 19 lost a digit (mostly a leading one or a thin 1: 1510 read 510), 3
-# gained one, 1 had two neighbouring digits swapped, 5 are further off.  Spread over the values of
-# each shape (a 4-digit number has ~27 one-digit neighbours, ~36 with a digit more, 3 with one less,
-# 2-3 swaps) against OTHER_SPREAD's ~90 alike, that is about -1, +1.4, +0.8, +1.7 and +5 nats
-# (bench/RESULTS-reconcile.md, round 15).  The one-digit shape keeps OTHER_SPREAD's cost: made
-# cheaper, as measured, it sends to review 20 planted mistakes for 4 false flags fewer (where the
-# reader's own odds of the value are known, near_cost below prices it instead).  Scaled by
-# 1 / the sheet's temperature (reconcile.SHAPE_POWER): on a hard sheet misreads are wilder.
-SHAPE_DIGIT = 0.0  # the reader proposes the value with one digit wrong
-SHAPE_LOST = 1.5  # the reader proposes the value with one digit left out (1510 read 510)
-SHAPE_EXTRA = 1.0  # ... with one digit more (100 read 1100)
-SHAPE_SWAP = 1.5  # ... with two neighbouring digits swapped
-SHAPE_FAR = 5.0  # ... anything further off (two digits wrong, ...)
-# A value one digit off the reader's best, costed by how likely the reader itself finds it
-# (CellReading.near: log10 of its probability over the best's, under the first network):
-# NEAR_SLOPE nats a decade below NEAR_PIVOT more (above: less), within [NEAR_MIN, NEAR_MAX].
-# Where a lone miscopied cumulative is read as written, the arithmetic's value is mostly below
-# 1e-6 of the best (40 of 65 on 1,079 generated sheets); where a number is misread one digit off
-# (truth not proposed), the truth is mostly above 1e-5 (243 of 261).  Swept on 879 sheets (slope,
-# pivot -> planted flagged / false-flagged mistake-free sheets; without it 298 / 6): 1, -4.3 ->
-# 301 / 6; 1, -4.7 -> 300 / 4; 1, -5.2 -> 300 / 2; 2, -5.2 -> 299 / 3; 1.5, -4.7 -> 300 / 5; no
-# bonus (NEAR_MIN 0) -> 302 / 12.  Seeds 130000-130199, not swept on: 79 -> 80 of 83, false 1 -> 1
-# (bench/RESULTS-reconcile.md, round 15).
-NEAR_SLOPE = 1.0
-NEAR_PIVOT = -5.2
-NEAR_MIN = -2.0
-NEAR_MAX = 3.0
-NEAR_FLOOR = -8.0  # a variant not in CellReading.near is at most this likely (ocr/cellnet.NEAR_FLOOR)
-MIN_P = 1e-4
-BEAM = 10
-PER_TOTALS = 3  # beam nodes kept per pair of running totals (diversity: a misread path that
-# carries a different running total must not be crowded out by variants of one mistake path)
-WINDOW = 10.0  # hypotheses this much worse than the best are dropped
-MAX_OPTIONS = 4
-SIDE_OPTIONS = 12  # ways to read one side's pair of cells kept per running total
-
-
-def misread_shape(read: int, value: int) -> str:
-    """How the reader's ``read`` differs from a written ``value``: "same", "digit" (one digit),
-    "lost" (``value`` with one digit left out), "extra" (one digit more), "swap" (two neighbouring
-    digits swapped) or "far"."""
-    a, b = str(read), str(value)
-    if a == b:
-        return "same"
-    if len(a) == len(b):
-        wrong = [i for i in range(len(a)) if a[i] != b[i]]
-        if len(wrong) == 1:
-            return "digit"
-        if len(wrong) == 2 and wrong[1] == wrong[0] + 1 and a[wrong[0]] == b[wrong[1]] and a[wrong[1]] == b[wrong[0]]:
-            return "swap"
-        return "far"
-    short, long_ = (a, b) if len(a) < len(b) else (b, a)
-    if len(long_) == len(short) + 1 and any(long_[:i] + long_[i + 1:] == short for i in range(len(long_))):
-        return "lost" if short == a else "extra"
-    return "far"
-
-
-def shape_cost(read: tuple[int, ...], value: int) -> float:
-    """Extra cost of an unproposed ``value`` for a cell whose proposals are ``read`` (the closest
-    proposal counts); 0 where the reader proposed no written number or ``value`` is 0 (blank)."""
-    if not read or not value:
-        return 0.0
-    costs = {"same": 0.0, "digit": SHAPE_DIGIT, "lost": SHAPE_LOST, "extra": SHAPE_EXTRA, "swap": SHAPE_SWAP,
-             "far": SHAPE_FAR}
-    return min(costs[misread_shape(r, value)] for r in read)
+from scoring.reconcile.settings import DEFAULT, DecoderSettings, ReconcileSettings
 
 
 def slip_like(written: int, expected: int) -> bool:
@@ -110,51 +37,9 @@ def slip_like(written: int, expected: int) -> bool:
     a, b = str(written), str(expected)
     if abs(len(a) - len(b)) == 1:  # a 0 left out or written twice (600 as 60, 270 as 2700)
         short, long_ = sorted((a, b), key=len)
-        return any(long_[i] == "0" and long_[:i] + long_[i + 1:] == short for i in range(1, len(long_)))
+        return any(long_[i] == "0" and long_[:i] + long_[i + 1:] == short
+                   for i in range(1, len(long_)))
     return len(a) == len(b) and misread_shape(written, expected) in ("digit", "swap")
-
-
-@dataclass(frozen=True)
-class Option:
-    """One way to read a cell."""
-
-    value: int | None  # None: cannot be read
-    cost: float
-
-
-@dataclass
-class CellModel:
-    """A number cell's readings as the decoder sees them."""
-
-    options: list[Option]
-    other_cost: float  # cost of a value none of the options gives
-    present: bool = True  # False: the form has no such cell
-    read: tuple[int, ...] = ()  # the written numbers the reader proposed (shape_cost)
-    shape_scale: float = 1.0  # shape_cost's weight here (less on a hard sheet)
-    best: int | None = None  # the reader's most probable number (near_cost) ...
-    near: dict[int, float] | None = None  # ... and its one-digit variants' odds (CellReading.near)
-
-    def __post_init__(self) -> None:
-        self.values = {o.value for o in self.options}
-        self.choices = [(o.value, o.cost, "read" if o.value is not None else "none") for o in self.options]
-
-    def other(self, value: int) -> float:
-        """The cost of ``value`` when the reader did not propose it."""
-        if not self.read:
-            return self.other_cost
-        if self.near is not None and self.best and value and misread_shape(self.best, value) == "digit":
-            return self.other_cost + self.shape_scale * near_cost(self.near.get(value, NEAR_FLOOR))
-        return self.other_cost + self.shape_scale * shape_cost(self.read, value)
-
-    def p(self, value: int) -> float:
-        """The reader's own probability of a number ``value`` (0 = blank), as modelled here."""
-        return sum(math.exp(-o.cost) for o in self.options if o.value == value)
-
-
-def near_cost(odds: float) -> float:
-    """Extra cost of a value one digit off the reader's best that the reader finds 10 ** odds as
-    likely (see NEAR_SLOPE)."""
-    return min(max(NEAR_SLOPE * (NEAR_PIVOT - odds), NEAR_MIN), NEAR_MAX)
 
 
 @dataclass
@@ -214,7 +99,8 @@ class _Node:
         self.mistakes = mistakes
 
 
-def _side_options(base, s_cell: CellModel, c_cell: CellModel, deal: int, side: str) -> list[tuple]:
+def _side_options(base, s_cell: CellModel, c_cell: CellModel, deal: int, side: str,
+                  s: DecoderSettings) -> list[tuple]:
     """Ways to read one side's (score, cumulative) given the running total ``base``.
 
     Each: (cost, score value, score choice, cum choice, new base, mistake or None).
@@ -256,26 +142,27 @@ def _side_options(base, s_cell: CellModel, c_cell: CellModel, deal: int, side: s
             elif cv == base + sv:
                 out.append((cost, sv, schoice, cchoice, cv, None))
             elif csrc == "read" and ssrc == "read":
-                prior = COST_CUMULATIVE + (0.0 if slip_like(cv, base + sv) else COST_ODD_SLIP)
+                prior = s.cost_cumulative + (0.0 if slip_like(cv, base + sv) else s.cost_odd_slip)
                 for shape, new_base in (("slip", cv), ("copy", base + sv)):
                     m = Mistake(deal, "cumulative", side, col, cv, base + sv, base, sv, shape)
                     out.append((cost + prior, sv, schoice, cchoice, new_base, m))
     out.sort(key=lambda t: t[0])
     if not out:
         return out
-    cut = out[0][0] + WINDOW + COST_SCORE  # the rule check may still cost the cheapest ones
-    kept = [o for o in out[:SIDE_OPTIONS] if o[0] <= cut]
+    cut = out[0][0] + s.window + s.cost_score  # the rule check may still cost the cheapest ones
+    kept = [o for o in out[:s.side_options] if o[0] <= cut]
     if not any(o[4] is None for o in kept):
         # ... and the cheapest that leaves the running total unknown (cells that cannot be read):
         # the one way past two neighbouring misread cells, not to be crowded out by variants of
         # one misreading that each die on a later deal as a players' mistake
-        kept += [o for o in out[SIDE_OPTIONS:] if o[4] is None and o[0] <= cut][:1]
+        kept += [o for o in out[s.side_options:] if o[4] is None and o[0] <= cut][:1]
     return kept
 
 
 def decode(deals: list[DealInput], totals: dict[str, CellModel] | None,
-           checker: DealChecker, n_best: int = 24) -> list[Hypothesis]:
+           checker: DealChecker, settings: ReconcileSettings = DEFAULT) -> list[Hypothesis]:
     """The most probable readings of the whole sheet, best first, with weights."""
+    s = settings.decoder
     start = _Node(0.0, 0, 0, checker.initial(), (), None, {}, ())
     beam = [start]
     last_index = max((i for i, d in enumerate(deals) if not d.skip), default=-1)
@@ -285,10 +172,10 @@ def decode(deals: list[DealInput], totals: dict[str, CellModel] | None,
             pad = checker.anything()
             beam = [_Node(n.cost, None, None, pad, n.keys, n, {}, ()) for n in beam]
             continue
-        beam = _expand(beam, d, checker, index == last_index)
-    finals = _finish(beam, totals)
+        beam = _expand(beam, d, checker, index == last_index, s)
+    finals = _finish(beam, totals, s)
     finals.sort(key=lambda t: t[0])
-    finals = finals[:n_best]
+    finals = finals[:s.hypotheses]
     if not finals:
         return []
     best = finals[0][0]
@@ -313,7 +200,7 @@ def decode(deals: list[DealInput], totals: dict[str, CellModel] | None,
 
 
 def _expand(beam: list[_Node], d: DealInput, checker: DealChecker, last: bool,
-            limit: float | None = None) -> list[_Node]:
+            s: DecoderSettings, limit: float | None = None) -> list[_Node]:
     """The next beam: every way to read deal ``d`` after each node, best first.
 
     Combinations are visited in order of their arithmetic cost, so the (costlier)
@@ -325,16 +212,18 @@ def _expand(beam: list[_Node], d: DealInput, checker: DealChecker, last: bool,
     for node in beam:
         ns_opts = memo.get(("ns", node.b_ns))
         if ns_opts is None:
-            ns_opts = memo[("ns", node.b_ns)] = _side_options(node.b_ns, cells["ns"], cells["cum_ns"], d.deal, "ns")
+            ns_opts = memo[("ns", node.b_ns)] = _side_options(
+                node.b_ns, cells["ns"], cells["cum_ns"], d.deal, "ns", s)
         ew_opts = memo.get(("ew", node.b_ew))
         if ew_opts is None:
-            ew_opts = memo[("ew", node.b_ew)] = _side_options(node.b_ew, cells["ew"], cells["cum_ew"], d.deal, "ew")
+            ew_opts = memo[("ew", node.b_ew)] = _side_options(
+                node.b_ew, cells["ew"], cells["cum_ew"], d.deal, "ew", s)
         if ns_opts and ew_opts:
             per_node.append((node, ns_opts, ew_opts))
     if limit is None:
         # the cheapest reading may still fail the rule check, so look that much further
         limit = min((n.cost + a[0][0] + b[0][0] for n, a, b in per_node), default=math.inf) \
-            + WINDOW + COST_SCORE
+            + s.window + s.cost_score
     combos = []
     for node, ns_opts, ew_opts in per_node:
         for a in ns_opts:
@@ -348,11 +237,11 @@ def _expand(beam: list[_Node], d: DealInput, checker: DealChecker, last: bool,
                 combos.append((cost, id(a), id(b), node, a, b))
     combos.sort(key=lambda t: t[0])
     best: dict[tuple, _Node] = {}
-    worst_kept: list[float] = []  # max-heap (negated) of the BEAM best costs so far
+    worst_kept: list[float] = []  # max-heap (negated) of the beam's best costs so far
     per_totals: dict[tuple, int] = {}
     floor = math.inf
     for cost, _ia, _ib, node, a, b in combos:
-        if cost > floor + WINDOW or (len(worst_kept) >= BEAM and cost > -worst_kept[0]):
+        if cost > floor + s.window or (len(worst_kept) >= s.beam and cost > -worst_kept[0]):
             break
         mistakes = tuple(m for m in (a[5], b[5]) if m is not None)
         pad = node.pad
@@ -364,7 +253,7 @@ def _expand(beam: list[_Node], d: DealInput, checker: DealChecker, last: bool,
             if after:
                 pad = after
             else:
-                cost += COST_SCORE
+                cost += s.cost_score
                 if cost > limit:
                     continue
                 mistakes += (_score_mistake(d.deal, s_ns, s_ew, last, node.pad, checker),)
@@ -379,25 +268,25 @@ def _expand(beam: list[_Node], d: DealInput, checker: DealChecker, last: bool,
             # combos come cheapest first, so a key's first node is its best: count it once,
             # and only while its running totals have room in the beam
             totals = (a[4], b[4])
-            seen = per_totals.get(totals, 0) if old is None else PER_TOTALS
-            if seen < PER_TOTALS:
+            seen = per_totals.get(totals, 0) if old is None else s.per_totals
+            if seen < s.per_totals:
                 per_totals[totals] = seen + 1
                 heapq.heappush(worst_kept, -cost)
-                if len(worst_kept) > BEAM:
+                if len(worst_kept) > s.beam:
                     heapq.heappop(worst_kept)
     nodes = sorted(best.values(), key=lambda n: n.cost)
     if not nodes:
         if limit == math.inf:
             raise ValueError(f"deal {d.deal}: no reading of the row at all")
-        return _expand(beam, d, checker, last, math.inf)
-    cut = nodes[0].cost + WINDOW
+        return _expand(beam, d, checker, last, s, math.inf)
+    cut = nodes[0].cost + s.window
     kept: list[_Node] = []
     count: dict[tuple, int] = {}
     for n in nodes:
-        if n.cost > cut or len(kept) >= BEAM:
+        if n.cost > cut or len(kept) >= s.beam:
             break
         totals = (n.b_ns, n.b_ew)
-        if count.get(totals, 0) < PER_TOTALS:
+        if count.get(totals, 0) < s.per_totals:
             count[totals] = count.get(totals, 0) + 1
             kept.append(n)
     return kept
@@ -418,13 +307,15 @@ def _score_mistake(deal: int, ns: int, ew: int, last: bool, pad, checker: DealCh
         return Mistake(deal, "score", side, side, ns if side == "ns" else ew, 0,
                        shape=reason or "rules", score=ew if side == "ns" else ns)
     side = "ns" if ns else "ew"
-    return Mistake(deal, "score", side, side, ns if side == "ns" else ew, None, shape=reason or "rules")
+    return Mistake(deal, "score", side, side, ns if side == "ns" else ew, None,
+                   shape=reason or "rules")
 
 
-def _finish(beam: list[_Node], totals: dict[str, CellModel] | None) -> list[tuple]:
+def _finish(beam: list[_Node], totals: dict[str, CellModel] | None,
+            s: DecoderSettings) -> list[tuple]:
     """Add the Total row's cost to every final hypothesis: each way to read the Total row
-    (within WINDOW of the best) is a hypothesis of its own, so a Total-row mistake has a
-    posterior probability like any other."""
+    (within DecoderSettings.window of the best) is a hypothesis of its own, so a Total-row
+    mistake has a posterior probability like any other."""
     out = []
     for node in beam:
         if not totals:
@@ -440,15 +331,16 @@ def _finish(beam: list[_Node], totals: dict[str, CellModel] | None) -> list[tupl
             opts = []
             for o in cell.options:
                 if o.value is None or base is None or o.value in ok_values:
-                    opts.append((o.cost, (o.value, "read" if o.value is not None else "none"), None))
+                    source = "read" if o.value is not None else "none"
+                    opts.append((o.cost, (o.value, source), None))
                 else:
                     m = Mistake(0, "total", side, side, o.value, base)
-                    prior = COST_TOTAL + (0.0 if slip_like(o.value, base) else COST_ODD_SLIP)
+                    prior = s.cost_total + (0.0 if slip_like(o.value, base) else s.cost_odd_slip)
                     opts.append((o.cost + prior, (o.value, "read"), m))
             if base is not None and base not in cell.values:
                 opts.append((cell.other(base), (base, "inferred"), None))
             opts.sort(key=lambda t: t[0])
-            opts = [o for o in opts if o[0] <= opts[0][0] + WINDOW]
+            opts = [o for o in opts if o[0] <= opts[0][0] + s.window]
             combos = [(cost + c, {**chosen, side: choice}, extra + ((m,) if m is not None else ()))
                       for cost, chosen, extra in combos for c, choice, m in opts]
         out.extend((cost, node, chosen, extra) for cost, chosen, extra in combos)
@@ -459,4 +351,6 @@ def _last_written(node: _Node) -> dict[str, object]:
     walk = node
     while walk.parent is not None and not walk.cells:
         walk = walk.parent
-    return {s: walk.cells.get("cum_" + s, (None, ""))[0] for s in ("ns", "ew")} if walk.cells else {}
+    if not walk.cells:
+        return {}
+    return {s: walk.cells.get("cum_" + s, (None, ""))[0] for s in ("ns", "ew")}

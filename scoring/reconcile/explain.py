@@ -28,7 +28,8 @@ def _result_groups(vul_ns: bool, vul_ew: bool, key: tuple[int, int], effect) -> 
     for idx, r in enumerate(inverse.results_of(vul_ns, vul_ew, key, effect)):
         words = (None, None) if r.contract is None else (_variant(r), str(r.contract))
         groups.setdefault(_result_key(r), []).append((_result_oddity(r), idx, r, *words))
-    return tuple((rkey, min(x[0] for x in items), items[0][1], tuple(sorted(items, key=lambda x: x[:2])))
+    return tuple((rkey, min(x[0] for x in items), items[0][1],
+                  tuple(sorted(items, key=lambda x: x[:2])))
                  for rkey, items in groups.items())
 
 
@@ -38,7 +39,8 @@ def _part_groups(vul_ns: bool, vul_ew: bool, key: tuple[int, int], effect, tail:
     rubber bonus, unfinished bonus): (group key, least oddity, first index, old-card
     oddity, items) each."""
     old_card = 1.5 if any(v % 100 for v in tail[3]) else 0.0  # the 50 part-score bonus
-    return tuple((rkey if rkey == ("pass",) else rkey + tail, least + old_card, first, old_card, items)
+    return tuple((rkey if rkey == ("pass",) else rkey + tail, least + old_card, first, old_card,
+                  items)
                  for rkey, least, first, items in _result_groups(vul_ns, vul_ew, key, effect))
 
 
@@ -116,7 +118,8 @@ def _result_key(r) -> tuple:
 def _variant(r) -> str:
     c = r.contract
     delta = r.tricks - c.level - 6
-    return f"{c.level}{SUIT[c.strain]}{('', 'x', 'xx')[c.doubled]}" + (f"+{delta}" if delta > 0 else "")
+    over = f"+{delta}" if delta > 0 else ""
+    return f"{c.level}{SUIT[c.strain]}{('', 'x', 'xx')[c.doubled]}{over}"
 
 
 def summarise(ns: int, ew: int, pieces: list) -> list[dict]:

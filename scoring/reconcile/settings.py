@@ -1,0 +1,202 @@
+"""Every tuning value of reconciliation, in one frozen, grouped object.
+
+Each step of reconciliation takes its group (``settings.decoder``, ``settings.verdicts``...) as an
+argument; nothing reads a module constant a caller cannot change.  Benchmarks vary a value by
+building a new object (:meth:`ReconcileSettings.with_values` or ``dataclasses.replace``), never
+by monkeypatching.  Probabilities are on the reader's scale; costs are in nats (-log p).  Each
+field carries a one-line reason; how a value was measured is in bench/RESULTS-reconcile.md and
+bench/HISTORY.md, not here.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True)
+class TrustSettings:
+    """How far the reader's "none of these" is widened before decoding (trust.py)."""
+
+    # "none of these" keeps at least this share in every written cell
+    none_floor: float = 0.01
+    # ... and this fraction of the doubt about the best value (the truth is unlisted more there)
+    none_slope: float = 0.3
+    # ... and this multiple of the sheet's doubt: the same confidence is worth less on hard writing
+    none_sheet: float = 0.3
+    # ... but the sheet's share at most this
+    none_sheet_cap: float = 0.05
+    # widened candidates less likely than this are left out ...
+    min_candidate: float = 0.005
+    # ... and so are those after this many ("none of these" included)
+    max_candidates: int = 5
+    # a cumulative read at least this sure ...
+    sure_at: float = 0.99
+    # ... on a sheet whose doubt is below this ...
+    sure_doubt: float = 0.15
+    # ... keeps only this floor: such cells are almost never misread
+    sure_floor: float = 0.002
+
+
+@dataclass(frozen=True)
+class CellSettings:
+    """How a number cell's candidates become the decoder's options (cells.py)."""
+
+    # a hard sheet's candidates are flattened by the temperature 1 + this x its doubt
+    sheet_temp: float = 5.0
+    # a misread's shape counts temperature ** -this: on a hard sheet misreads are wilder
+    shape_power: float = 1.0
+    # a cell whose "none of these" reaches this cannot be read (null in the output)
+    unreadable_at: float = 0.5
+    # below that, "cannot be read" costs this much more than one unproposed value
+    unknown_over_other: float = 0.5
+    # "cannot read" explains nothing: a candidate the arithmetic confirms beats it
+    unread_cost: float = 3.0
+    # an unproposed value: the residual mass spread over the plausible values
+    other_spread: float = 4.5
+    # probabilities below this count as this (costs stay finite)
+    min_p: float = 1e-4
+    # candidate values per cell the decoder tries
+    max_options: int = 4
+
+
+@dataclass(frozen=True)
+class MisreadSettings:
+    """The extra cost of a value the reader did not propose, by how it differs from what the
+    reader read (cells.py: a reader loses a leading digit more often than it invents one)."""
+
+    # one digit wrong (where the reader's own odds are unknown)
+    shape_digit: float = 0.0
+    # one digit left out (1510 read 510)
+    shape_lost: float = 1.5
+    # one digit more (100 read 1100)
+    shape_extra: float = 1.0
+    # two neighbouring digits swapped
+    shape_swap: float = 1.5
+    # anything further off (two digits wrong...)
+    shape_far: float = 5.0
+    # a one-digit variant costs this many nats per decade the reader finds it less likely ...
+    near_slope: float = 1.0
+    # ... than 10 ** this times the best reading (above it: less) ...
+    near_pivot: float = -5.2
+    # ... bounded below ...
+    near_min: float = -2.0
+    # ... and above
+    near_max: float = 3.0
+    # a variant the reader did not score is at most 10 ** this as likely as its best reading
+    near_floor: float = -8.0
+
+
+@dataclass(frozen=True)
+class DecoderSettings:
+    """The beam search over the deals and the players' mistakes it may assume (decode.py)."""
+
+    # prior cost of a wrong cumulative written by the players
+    cost_cumulative: float = 6.5
+    # ... of a score no result explains
+    cost_score: float = 7.0
+    # ... of a Total row that disagrees with the last cumulatives
+    cost_total: float = 6.5
+    # extra for a wrong number unlike a person's slip (more like a misread)
+    cost_odd_slip: float = 4.0
+    # beam nodes kept after each deal
+    beam: int = 10
+    # ... at most this many per pair of running totals (a misread path is not crowded out)
+    per_totals: int = 3
+    # readings this much costlier than the best are dropped
+    window: float = 10.0
+    # ways to read one side's pair of cells kept per running total
+    side_options: int = 12
+    # readings of the whole sheet kept: their weights give the posteriors
+    hypotheses: int = 24
+
+
+@dataclass(frozen=True)
+class DealerSettings:
+    """The dealer column under the N -> E -> S -> W rotation (dealer.py)."""
+
+    # prior cost of a dealer out of turn
+    cost_dealer: float = 4.0
+    # a seat the reader did not propose: the residual spread over the three others
+    other_seat_spread: float = math.log(3)
+    # seat probabilities below this count as this
+    min_seat_p: float = 1e-4
+
+
+@dataclass(frozen=True)
+class VerdictSettings:
+    """When a mistake is flagged, and when a reading goes to review (flags.py, review.py)."""
+
+    # a numbers mistake this probable (misreads explain at most the rest) is flagged ...
+    flag_at: float = 0.8
+    # ... one between this and its flag threshold goes to review instead
+    review_mistake_at: float = 0.1
+    # a lone miscopied cumulative looks like one misread cell: it needs this much
+    copy_flag_at: float = 0.8
+    # a Total row is one number against one column: flagged once likelier than a misread
+    total_flag_at: float = 0.5
+    # ... and so is a score no result explains, or an impossible pair on one deal
+    score_flag_at: float = 0.5
+    # ... and a dealer out of turn against a misread letter
+    dealer_flag_at: float = 0.5
+    # an empty row is a missing deal only when its blanks are this sure
+    sure_blank: float = 0.9
+    # more empty rows than this between written ones: unseen writing, not skipped deals
+    max_empty_rows: int = 2
+    # a number whose shown value is less probable than this goes to review
+    review_below: float = 0.9
+    # ... and one the reader read at least this sure as another value ...
+    overridden_sure: float = 0.5
+    # ... and gave the shown value less than this (a sure reading overridden by the arithmetic)
+    overridden_below: float = 0.05
+    # ... and a number shown as blank that the reader found blank less surely than this
+    blank_review_below: float = 0.6
+
+
+@dataclass(frozen=True)
+class RescanSettings:
+    """When a sheet is too faint to read and a clearer scan is asked for (rescan.py)."""
+
+    # a written number whose likeliest value is less probable than this is "not read"
+    unread_below: float = 0.5
+    # a clearer scan is asked for when at least this share of the written numbers is not read ...
+    rescan_share: float = 0.25
+    # ... and at least this many
+    rescan_min: int = 10
+
+
+@dataclass(frozen=True)
+class ReconcileSettings:
+    """Reconciliation's settings, one group per step."""
+
+    trust: TrustSettings = field(default_factory=TrustSettings)
+    cells: CellSettings = field(default_factory=CellSettings)
+    misread: MisreadSettings = field(default_factory=MisreadSettings)
+    decoder: DecoderSettings = field(default_factory=DecoderSettings)
+    dealer: DealerSettings = field(default_factory=DealerSettings)
+    verdicts: VerdictSettings = field(default_factory=VerdictSettings)
+    rescan: RescanSettings = field(default_factory=RescanSettings)
+
+    def with_values(self, values: dict[str, object]) -> ReconcileSettings:
+        """A copy with ``values`` ("group.field" -> value, e.g. "verdicts.flag_at") changed;
+        an unknown name raises ValueError; a value is converted to the field's type."""
+        groups: dict[str, dict[str, object]] = {}
+        names = {f.name for f in dataclasses.fields(self)}
+        for name, value in values.items():
+            group, _, key = name.partition(".")
+            current = getattr(self, group) if group in names else None
+            if current is None or key not in {f.name for f in dataclasses.fields(current)}:
+                raise ValueError(f"no reconciliation setting {name!r}")
+            kind = type(getattr(current, key))
+            groups.setdefault(group, {})[key] = kind(float(value)) if kind is int else kind(value)
+        return dataclasses.replace(self, **{g: dataclasses.replace(getattr(self, g), **kv)
+                                            for g, kv in groups.items()})
+
+    def values(self) -> dict[str, object]:
+        """Every setting as "group.field" -> value."""
+        return {f"{g.name}.{f.name}": getattr(getattr(self, g.name), f.name)
+                for g in dataclasses.fields(self) for f in dataclasses.fields(getattr(self, g.name))}
+
+
+DEFAULT = ReconcileSettings()
