@@ -6,12 +6,12 @@
 
 Each sheet: a random 30-deal match (scoring.simulate), written by the players with
 one planted mistake on ~30 % of sheets (kinds in turn), read by a synthetic reader
-(scoring.recon_synth.Noise: 70 % of written cells read surely, right value p 0.95-0.99,
+(samples.synth.Noise: 70 % of written cells read surely, right value p 0.95-0.99,
 the rest 0.6-0.99, as the real reader's reliability table in bench/RESULTS-read.md;
 confusable digits, dropped or extra zeros, 4 % top-candidate swaps, 0.4 % right value
 missing, 0.3 % unreadable; the noise options change these), half the sheets with a
 Total row.  ``--reader measured`` reads them instead as the round-19 reader does, band by band
-(scoring/recon_synth.MEASURED: 1.8 % of written cells wrong, 0.02 % of those read >= 0.99).
+(samples/synth.MEASURED: 1.8 % of written cells wrong, 0.02 % of those read >= 0.99).
 Prints a markdown table; ``--write`` also puts it in bench/RESULTS-reconcile.md, replacing the
 section an earlier ``--write`` left there (between WRITTEN_START and WRITTEN_END; at the top if
 there is none) and keeping the rest -- the rounds' hand-written history -- as it is.
@@ -32,7 +32,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from scoring.recon_synth import (  # noqa: E402
+from samples.synth import (  # noqa: E402
     MEASURED,
     MISTAKE_KINDS,
     Noise,
@@ -178,7 +178,7 @@ def main(argv: list[str]) -> int:
     ap.add_argument("--reader", choices=("round3", "measured"), default="round3",
                     help="round3: the noise options above (fitted to the round-3 reader, ~4 %% of cells read "
                     "wrong however sure); measured: the round-19 reader's bands as measured "
-                    "(scoring/recon_synth.MEASURED; the options above then do not apply)")
+                    "(samples/synth.MEASURED; the options above then do not apply)")
     args = ap.parse_args(argv)
     noise = MEASURED if args.reader == "measured" else dataclasses.replace(
         d, sure_share=args.sure_share, sure_low=args.sure_low, p_low=args.p_low, p_high=args.p_high,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import random
 
-from scoring.recon_synth import exact_reading, written_sheet
+from samples.synth import exact_reading, written_sheet
 from scoring.reconcile import reconcile
 from scoring.reconcile.explain import MAX_LINES, explain_sheet
 from scoring.simulate import random_match

@@ -8,8 +8,8 @@ import random
 
 import pytest
 
+from samples.synth import MISTAKE_KINDS, Noise, exact_reading, noisy_reading, written_sheet
 from scoring import inverse
-from scoring.recon_synth import MISTAKE_KINDS, Noise, exact_reading, noisy_reading, written_sheet
 from scoring.reconcile import reconcile
 from scoring.reconcile.check import EVERY_STATE, rules_set
 from scoring.reconcile.explain import MAX_LINES, SIDE, SUIT, explain_sheet

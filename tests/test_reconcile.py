@@ -6,7 +6,7 @@ import random
 
 import pytest
 
-from scoring.recon_synth import MEASURED, exact_reading, noisy_cell, noisy_reading, written_sheet
+from samples.synth import MEASURED, exact_reading, noisy_cell, noisy_reading, written_sheet
 from scoring.reconcile import ReconcileSettings, reconcile
 from scoring.reconcile.check import ArithmeticChecker
 from scoring.sheet import CellReading, RowReading, SheetReading

@@ -9,7 +9,7 @@ import random
 import pytest
 
 from samples.content import MISTAKES, sheet_content
-from scoring.recon_synth import exact_reading, noisy_reading, written_from_content
+from samples.synth import exact_reading, noisy_reading, written_from_content
 from scoring.reconcile import reconcile
 
 DETAILS = sorted(MISTAKES)

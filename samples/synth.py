@@ -1,4 +1,5 @@
-"""Synthetic candidate readings of a simulated sheet, for reconciliation tests and the bench.
+"""Synthetic candidate readings of a simulated sheet, for reconciliation tests and the bench
+(test and bench support: not part of the installed package).
 
 :func:`written_sheet` turns a :class:`scoring.simulate.SimulatedMatch` into the
 values the players wrote, optionally with one planted mistake;
@@ -30,12 +31,14 @@ class Written:
     planted: list[dict] = field(default_factory=list)  # {"kind", "deal", "side"}
 
 
-def written_sheet(match, rng: random.Random, mistake: str | None = None, total_row: bool = False) -> Written:
+def written_sheet(match, rng: random.Random, mistake: str | None = None,
+                  total_row: bool = False) -> Written:
     """The sheet as the players would write ``match``, with one planted ``mistake`` kind."""
     rows = [{"deal": d.deal, "dealer": d.dealer, "ns": d.ns, "ew": d.ew,
              "cum_ns": d.cum_ns, "cum_ew": d.cum_ew} for d in match.deals]
     last = rows[-1]
-    w = Written(rows, {"ns": last["cum_ns"], "ew": last["cum_ew"]} if total_row else None, match.winner)
+    total = {"ns": last["cum_ns"], "ew": last["cum_ew"]} if total_row else None
+    w = Written(rows, total, match.winner)
     if mistake:
         _plant(w, rng, mistake)
     return w
@@ -131,8 +134,10 @@ class Noise:
 
     p_low: float = 0.6  # probability of the right value is uniform in [p_low, p_high] ...
     p_high: float = 0.99
-    sure_share: float = 0.7  # ... except this share of written cells, read surely: [sure_low, p_high]
-    sure_low: float = 0.95  # (as the real reader: 71 % of number cells at 0.95-0.99, RESULTS-read.md)
+    # ... except this share of written cells, read surely: [sure_low, p_high] (as the real
+    # reader: 71 % of number cells at 0.95-0.99, RESULTS-read.md)
+    sure_share: float = 0.7
+    sure_low: float = 0.95
     swap: float = 0.04  # the top candidate is a confusion, the right value second
     absent: float = 0.004  # the right value is not among the candidates ...
     absent_residual: float = 0.15  # ... and the reader knows it is unsure
@@ -150,12 +155,12 @@ class Noise:
     bands: tuple[tuple[float, float, float, float, float], ...] = ()
 
 
-# The round-19 reader as measured on the 78,597 written number cells of 879 generated sheets
+# The reader as measured on the 78,597 written number cells of 879 generated sheets
 # (bench/bench_reader_ablation.py's cached readings, seeds 60000-60099, 70000-70179, 80000-80149,
 # 90000-90149, 100000-100149, 110000-110149): the best value's probability by band, how often it
-# is wrong there and how often the truth is missing from the list.  The default Noise above was
-# fitted to the round-3 reader: ~4 % of its cells, sure or not, are read wrong (this one: 1.8 %,
-# and 0.02 % of those read >= 0.99).
+# is wrong there and how often the truth is missing from the list.  The default Noise above is a
+# harsher reader: ~4 % of its cells, sure or not, are read wrong (this one: 1.8 %, and 0.02 % of
+# those read >= 0.99).
 MEASURED = Noise(residual=0.002, blank_low=0.99, p_high=0.999, none_listed=True, bands=(
     (0.99, 0.999, 0.752, 0.0002, 0.0002), (0.95, 0.99, 0.139, 0.0043, 0.0018),
     (0.90, 0.95, 0.032, 0.0129, 0.0027), (0.80, 0.90, 0.028, 0.0475, 0.0105),
@@ -220,7 +225,8 @@ def _banded_cell(value: int, rng: random.Random, noise: Noise) -> CellReading:
     p = rng.uniform(low, high)
     alts = confusions(value, rng)[:3] or [value * 10]
     rest = max(1.0 - p - noise.residual, 0.0)
-    cands: list[tuple[object, float]] = [(value, p)] + [(a, rest * f) for a, f in zip(alts, (0.7, 0.2, 0.1), strict=False)]
+    cands: list[tuple[object, float]] = [(value, p)] + [
+        (a, rest * f) for a, f in zip(alts, (0.7, 0.2, 0.1), strict=False)]
     u = rng.random()
     if u < absent:  # a confusion on top, the truth nowhere
         cands = [(alts[0], p)] + cands[2:]
@@ -255,7 +261,8 @@ def noisy_reading(w: Written, rng: random.Random, noise: Noise | None = None,
         rows.append(RowReading(row["deal"], cells))
     total = None
     if w.total is not None:
-        total = RowReading(0, {"cum_" + s: noisy_cell(w.total[s], rng, noise) for s in ("ns", "ew")})
+        total = RowReading(0, {"cum_" + s: noisy_cell(w.total[s], rng, noise)
+                               for s in ("ns", "ew")})
     return SheetReading(source=source, rows=rows, total=total, winners_hint=w.winners,
                         names={"ns": "North / South", "ew": "East / West"})
 
@@ -267,7 +274,8 @@ def exact_reading(w: Written, source: str = "exact") -> SheetReading:
         if row["dealer"] is None and row["ns"] is None:  # a row left empty
             rows.append(RowReading(row["deal"], {c: CellReading([], blank=True) for c in COLUMNS}))
             continue
-        cells = {c: CellReading([(row[c], 1.0)], blank=row[c] == 0) for c in ("ns", "ew", "cum_ns", "cum_ew")}
+        cells = {c: CellReading([(row[c], 1.0)], blank=row[c] == 0)
+                 for c in ("ns", "ew", "cum_ns", "cum_ew")}
         cells["dealer"] = CellReading([(row["dealer"], 1.0)])
         rows.append(RowReading(row["deal"], cells))
     total = None
