@@ -21,11 +21,8 @@ from dataclasses import dataclass
 from email.message import EmailMessage
 from pathlib import Path
 
-IMAGE_SUFFIXES = frozenset(
-    {".png", ".jpg", ".jpeg", ".jpe", ".tif", ".tiff", ".bmp", ".webp", ".gif",
-     ".pbm", ".pgm", ".ppm", ".pnm", ".heic", ".heif"}
-)
-SCAN_SUFFIXES = IMAGE_SUFFIXES | {".pdf"}
+from scoring.formspec import IMAGE_SUFFIXES, SCAN_SUFFIXES
+
 EML_SUFFIXES = frozenset({".eml"})
 MBOX_SUFFIXES = frozenset({".mbox", ".mbx"})
 # An attached image smaller than this on its shorter side cannot hold a readable sheet.

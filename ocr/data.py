@@ -16,10 +16,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-# Column keys of the deal table, in the order printed on the summary sheet.
-DEAL_COLUMNS = ("dealer", "ns", "ew", "cum_ns", "cum_ew")
-# Free-text fields at the top of the sheet.
-TEXT_FIELDS = ("names_ns", "names_ew", "winners")
+# Column keys of the deal table and the free-text fields, as the form specification has them
+from scoring.formspec import DEAL_COLUMNS as DEAL_COLUMNS
+from scoring.formspec import TEXT_FIELDS as TEXT_FIELDS
 
 
 class InputError(Exception):

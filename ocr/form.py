@@ -25,17 +25,14 @@ from pathlib import Path
 import numpy as np
 from PIL import Image, ImageDraw, ImageFont
 
-from ocr.data import DEAL_COLUMNS
+from scoring.formspec import DEAL_COLUMNS, DEALS, TABLE_COLUMNS
 
 LAYOUTS = ("classic", "wide")
 PAGE_MM = (210.0, 297.0)  # A4 portrait, width x height
 FONT_DIR = Path(__file__).resolve().parent / "fonts"
 FONT_FILES = {"sans": "DejaVuSans.ttf", "serif": "DejaVuSerif.ttf"}
 TITLE = "Rubber Bridge Summary Score Sheet"
-DEALS = 30
 
-# Printed columns of the deal table: the deal-number column, then DEAL_COLUMNS.
-TABLE_COLUMNS = ("deal",) + DEAL_COLUMNS
 # Column widths in mm before variation, per layout (wide is stretched to the page).
 BASE_COL_MM = {
     "classic": (9.0, 13.0, 21.0, 21.0, 23.0, 23.0),

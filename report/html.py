@@ -13,7 +13,7 @@ from collections.abc import Iterable
 
 from batch.ledger import LedgerSheet
 from report import UNSURE_NOTE, reading_unsure, review_cells
-from scoring.sheet import COLUMNS
+from scoring.formspec import DEAL_COLUMNS as COLUMNS
 
 COLOURS = {"read": "#1e9e3a", "review": "#f0a000", "flag": "#d62728"}
 LABELS = {"read": "read", "review": "to review (unsure reading)", "flag": "flagged (mistake on the sheet)"}

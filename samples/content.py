@@ -11,12 +11,11 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass, field
 
+from scoring.formspec import SEATS, SIDES
 from scoring.inverse import initial_states, step
 from scoring.model import ALL_RULES
 from scoring.simulate import random_match
 
-SIDES = ("ns", "ew")
-SEATS = ("N", "E", "S", "W")
 ZERO_STYLES = ("blank", "dash", "zero")
 # Mistakes: detail -> kind (CONTRACT.md flag kinds).
 MISTAKES = {

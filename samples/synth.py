@@ -13,9 +13,10 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass, field
 
-from scoring.sheet import COLUMNS, CellReading, RowReading, SheetReading
+from scoring.formspec import DEAL_COLUMNS as COLUMNS
+from scoring.formspec import SEATS
+from scoring.sheet import CellReading, RowReading, SheetReading
 
-SEATS = ("N", "E", "S", "W")
 CONFUSABLE = {"1": "7", "7": "1", "3": "8", "8": "3", "5": "6", "6": "5", "0": "6", "4": "9",
               "9": "4", "2": "7"}
 MISTAKE_KINDS = ("slip", "copy", "total", "winner", "missing_deal", "dealer", "score")

@@ -10,8 +10,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import NamedTuple
 
-SIDES = ("ns", "ew")
-SEATS = ("N", "E", "S", "W")  # clockwise, the dealing order
+from scoring.formspec import SEATS as SEATS  # clockwise, the dealing order
+from scoring.formspec import SIDES as SIDES
+
 STRAINS = ("C", "D", "H", "S", "NT")
 DOUBLING = ("", "x", "xx")  # index = 0 undoubled, 1 doubled, 2 redoubled
 UNFINISHED_OPTIONS = ("each", "ahead", "laws")

@@ -11,11 +11,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import NamedTuple
 
+from scoring.formspec import DEALS
 from scoring.model import DEFAULT_RULES, SIDES, HouseRules, Pair, Result, other
 from scoring.points import DealScore, Item, score_result
 
 GAME = 100
-MATCH_DEALS = 30
+MATCH_DEALS = DEALS  # a match is the deals printed on the summary sheet
 
 
 class PadState(NamedTuple):

@@ -10,9 +10,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-# Numeric columns of a deal row; "dealer" holds "N"/"E"/"S"/"W".
-NUMBER_COLUMNS = ("ns", "ew", "cum_ns", "cum_ew")
-COLUMNS = ("dealer",) + NUMBER_COLUMNS
+# The cells of a deal row (scoring/formspec.py); "dealer" holds "N"/"E"/"S"/"W".
+from scoring.formspec import DEAL_COLUMNS, NUMBER_COLUMNS
 
 # A candidate reading: (value, probability).  value is an int for number cells
 # (0 for a blank or a dash), "N"/"E"/"S"/"W" for dealer cells, and None for
@@ -42,7 +41,7 @@ class CellReading:
 @dataclass
 class RowReading:
     deal: int  # as printed on the sheet
-    cells: dict[str, CellReading]  # keys from COLUMNS (missing key = no such cell)
+    cells: dict[str, CellReading]  # keys from DEAL_COLUMNS (missing key = no such cell)
 
 
 @dataclass
@@ -105,13 +104,13 @@ class ReviewItem:
 @dataclass
 class ReconciledRow:
     deal: int
-    values: dict[str, object]  # COLUMNS -> chosen value (None = unreadable)
+    values: dict[str, object]  # DEAL_COLUMNS -> chosen value (None = unreadable)
     confidence: dict[str, float]  # NUMBER_COLUMNS -> probability of the chosen value
     explanation: list[str] = field(default_factory=list)  # readable results for the score
 
     def to_json(self) -> dict:
         out: dict = {"deal": self.deal}
-        for col in COLUMNS:
+        for col in DEAL_COLUMNS:
             out[col] = self.values.get(col)
         out["confidence"] = {c: round(float(self.confidence.get(c, 0.0)), 4) for c in NUMBER_COLUMNS}
         return out

@@ -13,8 +13,9 @@ import math
 from collections import defaultdict
 from dataclasses import dataclass, field
 
+from scoring.formspec import NUMBER_COLUMNS
 from scoring.reconcile.settings import DEFAULT, MisreadSettings, ReconcileSettings
-from scoring.sheet import NUMBER_COLUMNS, CellReading, RowReading, SheetReading
+from scoring.sheet import CellReading, RowReading, SheetReading
 
 
 @dataclass(frozen=True)

@@ -11,9 +11,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
+from scoring.formspec import SEATS
 from scoring.reconcile.settings import DEFAULT, DealerSettings
-
-SEATS = ("N", "E", "S", "W")
 
 
 @dataclass(frozen=True)

@@ -11,10 +11,10 @@ from __future__ import annotations
 from functools import lru_cache
 
 from scoring import inverse
+from scoring.formspec import SIDE_NAMES as SIDE
 from scoring.reconcile.check import EVERY_STATE, rules_set
 
 SUIT = {"C": "♣", "D": "♦", "H": "♥", "S": "♠", "NT": "NT"}
-SIDE = {"ns": "N/S", "ew": "E/W"}
 MAX_LINES = 3
 
 

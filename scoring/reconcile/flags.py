@@ -12,15 +12,14 @@ import dataclasses
 import math
 from collections import defaultdict
 
+from scoring.formspec import DEALS, SEATS
 from scoring.reconcile import messages
 from scoring.reconcile.cells import flatten, is_blank
 from scoring.reconcile.check import DealChecker
-from scoring.reconcile.dealer import SEATS, DealerCell, decode_dealers
+from scoring.reconcile.dealer import DealerCell, decode_dealers
 from scoring.reconcile.decode import DealInput, Hypothesis, Mistake
 from scoring.reconcile.settings import DEFAULT, ReconcileSettings
 from scoring.sheet import Flag, ReconciledRow, ReviewItem, RowReading
-
-MATCH_DEALS = 30
 
 
 def mistake_flags(hyps: list[Hypothesis], last_deal, flags: list[Flag], review: list[ReviewItem],
@@ -184,9 +183,9 @@ def missing_flags(rows: list[RowReading], deals: list[DealInput], empty: list[bo
             flags.append(Flag("missing_deal", messages.gap_missing(gap, rows[i - 1].deal, row.deal),
                               deal=gap, written=None, expected=gap))
     last, played = (rows[-1].deal, len(rows)) if rows else (None, 0)
-    if last is not None and (played < MATCH_DEALS or (played - MATCH_DEALS) % 2):
+    if last is not None and (played < DEALS or (played - DEALS) % 2):
         nxt = last + 1
-        why = messages.why_more_deals(played, MATCH_DEALS)
+        why = messages.why_more_deals(played, DEALS)
         if many:  # the rows after it may be unseen writing too
             review.append(ReviewItem(nxt, "ns", [], messages.stops_unsure(last, why)))
         else:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-SIDE_NAMES = {"ns": "N/S", "ew": "E/W"}
+from scoring.formspec import SIDE_NAMES
 
 
 def mistake(m, deal) -> str:

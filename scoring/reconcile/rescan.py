@@ -9,9 +9,10 @@ the reader's candidates (scoring.sheet.SheetReading) as the reader gave them.
 
 from __future__ import annotations
 
+from scoring.formspec import NUMBER_COLUMNS
 from scoring.reconcile import messages
 from scoring.reconcile.settings import DEFAULT, RescanSettings
-from scoring.sheet import NUMBER_COLUMNS, CellReading, SheetReading
+from scoring.sheet import CellReading, SheetReading
 
 
 def unread_cells(reading: SheetReading,

@@ -9,11 +9,12 @@ from __future__ import annotations
 
 from collections import defaultdict
 
+from scoring.formspec import NUMBER_COLUMNS
 from scoring.reconcile import messages
 from scoring.reconcile.cells import cell_model, values
 from scoring.reconcile.decode import Hypothesis
 from scoring.reconcile.settings import DEFAULT, ReconcileSettings
-from scoring.sheet import NUMBER_COLUMNS, CellReading, ReconciledRow, ReviewItem, RowReading
+from scoring.sheet import CellReading, ReconciledRow, ReviewItem, RowReading
 
 # review reasons by how telling they are, first the most (a cell keeps one item: _one_per_cell)
 REVIEW_PRIORITY = ("a misread or", "could not be read", "read as", "hard to read", "blank?",

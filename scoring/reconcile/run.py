@@ -9,6 +9,7 @@ dealer column (dealer.py, flags.py), the totals and winners, and each deal's exp
 
 from __future__ import annotations
 
+from scoring.formspec import NUMBER_COLUMNS
 from scoring.reconcile import flags as verdicts
 from scoring.reconcile import messages, review
 from scoring.reconcile.cells import cell_model, is_empty, sheet_temperature, total_models, trim
@@ -17,7 +18,7 @@ from scoring.reconcile.decode import DealInput, Hypothesis, decode
 from scoring.reconcile.rescan import rescan_advice
 from scoring.reconcile.settings import DEFAULT, ReconcileSettings
 from scoring.reconcile.trust import trusted
-from scoring.sheet import NUMBER_COLUMNS, Flag, ReconciledSheet, ReviewItem, SheetReading
+from scoring.sheet import Flag, ReconciledSheet, ReviewItem, SheetReading
 
 
 def reconcile(reading: SheetReading, rules=None, settings: ReconcileSettings = DEFAULT, *,

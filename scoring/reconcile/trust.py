@@ -15,8 +15,9 @@ from __future__ import annotations
 
 import dataclasses
 
+from scoring.formspec import NUMBER_COLUMNS
 from scoring.reconcile.settings import DEFAULT, TrustSettings
-from scoring.sheet import NUMBER_COLUMNS, CellReading, RowReading, SheetReading
+from scoring.sheet import CellReading, RowReading, SheetReading
 
 
 def sheet_none_floor(doubt: float, settings: TrustSettings = DEFAULT.trust) -> float:
