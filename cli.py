@@ -77,10 +77,6 @@ def cmd_score(args) -> int:
 
 
 # --------------------------------------------------------------------------- read
-SCAN_SUFFIXES = {".png", ".jpg", ".jpeg", ".tif", ".tiff", ".bmp", ".webp", ".gif", ".pdf",
-                 ".heic", ".heif", ".pbm", ".pgm", ".ppm", ".jp2"}
-
-
 def add_read_parser(sub) -> None:
     p = sub.add_parser("read", help="read summary score sheets (CONTRACT.md)")
     p.add_argument("paths", nargs="+", metavar="PATH", help="scan files (image, PDF) or folders")
@@ -95,6 +91,8 @@ def expand_paths(paths: list[str]) -> list[str]:
     """Files as given, folders expanded (recursively, sorted) to their scan files."""
     from pathlib import Path
 
+    from scoring.formspec import SCAN_SUFFIXES
+
     out: list[str] = []
     for raw in paths:
         path = Path(raw)
@@ -107,61 +105,26 @@ def expand_paths(paths: list[str]) -> list[str]:
 
 
 def read_sheets(path: str, rules=None) -> list[dict]:
-    """Every sheet (page) of one file as CONTRACT.md objects; errors become error objects."""
-    from ocr.pipeline import read_file
-    from scoring.reconcile import reconcile
+    """Every sheet (page) of one file as CONTRACT.md objects (ocr.pipeline.read_results, the one
+    read path); a page that cannot be read becomes an error object."""
+    from ocr.pipeline import read_results
 
-    results: list[dict] = []
-    try:
-        outcomes = list(read_file(path))
-    except Exception as exc:  # noqa: BLE001 - one bad file never stops the others
-        return [{"source": path, "error": f"internal error: {type(exc).__name__}: {exc}"}]
-    for outcome in outcomes:
-        if outcome.blank_back:  # the blank back of a scanned sheet: nothing to read, nothing wrong
-            print(f"rubberscan read: {outcome.error}: skipped", file=sys.stderr)
-    outcomes = [o for o in outcomes if not o.blank_back]
-    multi = len(outcomes) > 1
-    for outcome in outcomes:
-        if outcome.error is not None:
-            obj = {"source": path, "error": outcome.error}
-        else:
-            try:
-                sheet = reconcile(outcome.reading, rules=rules)
-                obj = sheet.to_json(with_explanations=True)
-                obj["source"] = path
-            except Exception as exc:  # noqa: BLE001
-                obj = {"source": path, "error": f"internal error: {type(exc).__name__}: {exc}"}
-        if multi:
-            obj["page"] = outcome.page + 1
-        results.append(obj)
-    return results
-
-
-CSV_FIELDS = ("source", "page", "deal", "dealer", "ns", "ew", "cum_ns", "cum_ew",
-              "conf_ns", "conf_ew", "conf_cum_ns", "conf_cum_ew", "flags", "review", "error")
-
-
-def csv_rows(obj: dict) -> list[dict]:
-    base = {"source": obj.get("source"), "page": obj.get("page", 1)}
-    if "error" in obj:
-        return [{**base, "error": obj["error"]}]
-    rows = []
-    for row in obj.get("rows", []):
-        deal = row.get("deal")
-        conf = row.get("confidence", {})
-        rows.append({
-            **base, **{k: row.get(k) for k in ("deal", "dealer", "ns", "ew", "cum_ns", "cum_ew")},
-            **{f"conf_{k}": conf.get(k) for k in ("ns", "ew", "cum_ns", "cum_ew")},
-            "flags": "; ".join(f["message"] for f in obj.get("flags", []) if f.get("deal") == deal),
-            "review": "; ".join(f"{r['column']}: {r['reason']}" for r in obj.get("review", [])
-                                if r.get("deal") == deal),
-        })
-    return rows
+    results = list(read_results(path, rules=rules))
+    for result in results:
+        if result.blank_back:  # the blank back of a scanned sheet: nothing to read, nothing wrong
+            print(f"rubberscan read: {result.error}: skipped", file=sys.stderr)
+    results = [r for r in results if not r.blank_back]
+    objects = [r.to_json() for r in results]
+    if len(results) > 1:
+        for obj, result in zip(objects, results, strict=True):
+            obj["page"] = result.page + 1
+    return objects
 
 
 def cmd_read(args) -> int:
-    import csv
     import json
+
+    from report.csvfile import DEAL_ROW_COLUMNS, Writer, deal_rows
 
     files = expand_paths(args.paths)
     if not files:
@@ -172,18 +135,15 @@ def cmd_read(args) -> int:
     if args.unfinished:
         from scoring.model import HouseRules
         rules = HouseRules(unfinished=args.unfinished)
-    writer = None
-    if fmt == "csv":
-        writer = csv.DictWriter(sys.stdout, fieldnames=CSV_FIELDS, extrasaction="ignore")
-        writer.writeheader()
+    writer = Writer(sys.stdout, DEAL_ROW_COLUMNS) if fmt == "csv" else None
     for path in files:
         for obj in read_sheets(path, rules=rules):
             if fmt == "json" and len(files) == 1 and "page" not in obj:
                 print(json.dumps(obj, indent=2, ensure_ascii=False))
             elif fmt in ("json", "jsonl"):
                 print(json.dumps(obj, ensure_ascii=False))
-            elif fmt == "csv":
-                writer.writerows(csv_rows(obj))
+            elif writer is not None:
+                writer.write(deal_rows(obj))
             else:
                 from report.text import sheet_text
                 print(sheet_text(obj))

@@ -1,4 +1,5 @@
-"""What one worker does with one scan: read its pages, reconcile each, save the picture.
+"""What one worker does with one scan: its pages read and reconciled (ocr.pipeline.read_results),
+each kept as a ledger record with its picture.
 
 Runs inside a worker process; returns a plain :class:`~batch.ledger.ScanRecord` that
 the parent commits to the ledger.  Nothing here raises: every problem becomes the
@@ -18,15 +19,11 @@ from batch.atomic import atomic_write_bytes
 from batch.inputs import ScanInput
 from batch.ledger import ScanRecord, SheetRecord
 from batch.serial import reading_to_json
+from ocr.pipeline import Reader, Reconciler, read_results
 
 # Long side of the straightened picture kept for the report.
 REPORT_IMAGE_SIDE = 1400
 REPORT_JPEG_QUALITY = 80
-
-# reader(path, data, name) -> page outcomes (ocr.pipeline.read_file's signature)
-Reader = Callable[..., Iterable]
-# reconciler(reading, rules) -> ReconciledSheet (scoring.reconcile.reconcile's signature)
-Reconciler = Callable[..., object]
 
 
 def default_reader(path: str | None, data: bytes | None = None, name: str | None = None) -> Iterable:
@@ -71,24 +68,26 @@ def sheet_id(sha256: str | None, page: int) -> str:
 def process_scan(scan: ScanInput, sheets_dir: Path, reader: Reader, reconciler: Reconciler,
                  rules: dict | None, on_page: Callable[[SheetRecord], None] | None = None,
                  on_blank: Callable[[int], None] | None = None) -> ScanRecord:
-    """Read every page of ``scan``, calling ``on_page`` as each is done (``on_blank`` with the
-    page number of each blank page skipped); never raises."""
+    """Read every page of ``scan`` (ocr.pipeline.read_results: the one read path), calling
+    ``on_page`` as each is done (``on_blank`` with the page number of each blank page skipped);
+    never raises."""
     t0 = time.perf_counter()
     record = ScanRecord(sha256=scan.sha256, source=scan.source, status="done", name=scan.name,
                         container=scan.container, sender=scan.sender, subject=scan.subject,
                         date=scan.date, attachment=scan.attachment)
     try:
         house = house_rules(rules)
-        for outcome in reader(scan.path, scan.data, scan.source):
-            if getattr(outcome, "blank_back", False):  # nothing to read there, nothing wrong
+        for result in read_results(scan.path, scan.data, scan.source, rules=house, reader=reader,
+                                   reconciler=reconciler):
+            if result.blank_back:  # nothing to read there, nothing wrong
                 record.blank_pages += 1
                 if on_blank is not None:
-                    on_blank(outcome.page)
+                    on_blank(result.page)
                 continue
-            record.sheets.append(_process_page(scan, outcome, sheets_dir, reconciler, house))
+            record.sheets.append(_sheet_record(scan, result, sheets_dir))
             if on_page is not None:
                 on_page(record.sheets[-1])
-    except Exception as exc:  # a bug in a stage must not stop the batch
+    except Exception as exc:  # a bug here must not stop the batch
         record.error = f"internal error: {type(exc).__name__}: {exc}"
     failed = [s.error for s in record.sheets if s.error]
     if record.error or not record.sheets or len(failed) == len(record.sheets):
@@ -98,20 +97,19 @@ def process_scan(scan: ScanInput, sheets_dir: Path, reader: Reader, reconciler: 
     return record
 
 
-def _process_page(scan: ScanInput, outcome, sheets_dir: Path, reconciler: Reconciler,
-                  house) -> SheetRecord:
-    sid = sheet_id(scan.sha256, outcome.page)
-    if outcome.error or outcome.reading is None:
-        return SheetRecord(sheet_id=sid, page=outcome.page, error=outcome.error or "nothing read")
-    record = SheetRecord(sheet_id=sid, page=outcome.page, reading=reading_to_json(outcome.reading))
-    try:
-        record.result = reconciler(outcome.reading, house).to_json(with_explanations=True)
-    except Exception as exc:
-        record.error = f"reconciliation failed: {type(exc).__name__}: {exc}"
+def _sheet_record(scan: ScanInput, result, sheets_dir: Path) -> SheetRecord:
+    """The ledger's record of one page's result (ocr.pipeline.SheetResult), its picture saved."""
+    sid = sheet_id(scan.sha256, result.page)
+    if result.reading is None:
+        return SheetRecord(sheet_id=sid, page=result.page, error=result.error or "nothing read")
+    record = SheetRecord(sheet_id=sid, page=result.page, reading=reading_to_json(result.reading))
+    if result.sheet is None:  # read, but reconciliation failed: the reading is kept for `audit`
+        record.error = result.error
         return record
-    if outcome.table is not None:
+    record.result = result.to_json()
+    if result.table is not None:
         try:
-            record.image, record.layout = save_picture(outcome.table, sheets_dir, sid)
+            record.image, record.layout = save_picture(result.table, sheets_dir, sid)
         except Exception as exc:  # the picture is a nicety; the result stands without it
             record.result.setdefault("report_notes", []).append(f"no picture: {exc}")
     return record

@@ -1,13 +1,14 @@
-"""File -> pages -> straight sheet -> table -> candidate readings, one page at a time.
+"""File -> pages -> straight sheet -> table -> candidate readings -> reconciled results.
 
-This is the only place the image stages are chained; the CLI and the batch runner call
-:func:`read_file` and hand each reading to ``scoring.reconcile``.  A page that fails
-at any stage yields an outcome with ``error`` set and never stops the other pages.
+This is the only place the stages are chained.  :func:`read_file` runs the image stages, one
+page at a time; :func:`read_results` adds reconciliation and is the one way a file becomes
+results: ``rubberscan read``, the batch's workers and the review app all call it.  A page that
+fails at any stage yields a result with ``error`` set and never stops the other pages.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -15,7 +16,8 @@ import cv2
 import numpy as np
 
 from ocr.data import InputError, Page, Table
-from scoring.sheet import SheetReading
+from ocr.settings import Settings
+from scoring.sheet import ReconciledSheet, SheetReading
 
 BLANK_PAGE = "blank page (nothing printed or written on it)"
 
@@ -87,3 +89,68 @@ def read_file(path: str | Path, data: bytes | None = None, name: str | None = No
         except InputError as exc:
             outcome.error = str(exc)
         yield outcome
+
+
+@dataclass
+class SheetResult:
+    """One page of a file, read and reconciled: what the CLI prints, the batch keeps and the
+    review app shows.  ``error`` set: the page could not be read (``reading`` None) or not
+    reconciled (``reading`` kept, ``sheet`` None)."""
+
+    source: str
+    page: int  # 0-based page number within the file
+    reading: SheetReading | None = None
+    sheet: ReconciledSheet | None = None
+    table: Table | None = None  # straightened image + cell positions, for the report
+    error: str | None = None
+    blank_back: bool = False  # a blank page beside a sheet: skipped, not a failure (PageOutcome)
+    timings: dict[str, float] = field(default_factory=dict)
+
+    def to_json(self) -> dict:
+        """The CONTRACT.md object with each deal's explanations, or ``{"source", "error"}``."""
+        if self.error is not None or self.sheet is None:
+            return {"source": self.source, "error": self.error or "nothing read"}
+        obj = self.sheet.to_json(with_explanations=True)
+        obj["source"] = self.source
+        return obj
+
+
+# reader(path, data, name) -> page outcomes (read_file's signature); reconciler(reading, rules)
+Reader = Callable[..., Iterable[PageOutcome]]
+Reconciler = Callable[..., ReconciledSheet]
+
+
+def read_results(path: str | Path | None, data: bytes | None = None, name: str | None = None,
+                 rules=None, settings: Settings | None = None, *, reader: Reader | None = None,
+                 reconciler: Reconciler | None = None) -> Iterator[SheetResult]:
+    """Yield one reconciled result per page of ``path`` (or of ``data``, shown as ``name``);
+    never raises.  ``rules`` are the house rules (scoring.model.HouseRules, None: accept every
+    house rule); ``settings`` the tuning values (ocr.settings.Settings); ``reader`` and
+    ``reconciler`` replace the real stages (the batch tests' doubles)."""
+    settings = settings or Settings()
+    reader = reader or read_file
+    if reconciler is None:
+        from scoring.reconcile import reconcile
+
+        def reconciler(reading, rules=None):
+            return reconcile(reading, rules, settings.reconcile)
+
+    source = name or str(path)
+    page = 0
+    try:
+        for outcome in reader(path, data, name):
+            page = outcome.page + 1
+            result = SheetResult(source=source, page=outcome.page, reading=outcome.reading,
+                                 table=outcome.table, error=outcome.error,
+                                 blank_back=outcome.blank_back, timings=dict(outcome.timings))
+            if result.error is None and result.reading is None:
+                result.error = "nothing read"
+            if result.error is None:
+                try:
+                    result.sheet = reconciler(result.reading, rules)
+                except Exception as exc:  # noqa: BLE001 - a bug in one page never stops the rest
+                    result.error = f"reconciliation failed: {type(exc).__name__}: {exc}"
+            yield result
+    except Exception as exc:  # noqa: BLE001 - a bug in a stage: this page fails, the rest are kept
+        yield SheetResult(source=source, page=page,
+                          error=f"internal error: {type(exc).__name__}: {exc}")

@@ -12,10 +12,11 @@ from pathlib import Path
 from test_batch_fakes import consistent_rows, fake_reader, sheet_bytes, simple_reconciler
 
 from batch.audit import audit
-from batch.export import CSV_COLUMNS, write_csv
+from batch.export import write_csv
 from batch.inputs import collect_inputs
 from batch.ledger import LEDGER_NAME, Ledger
 from batch.runner import BatchOptions, run_batch
+from report.csvfile import MATCH_COLUMNS as CSV_COLUMNS
 
 GOOD = consistent_rows([(0, 370), (120, 0), (0, 60), (530, 0), (0, 0), (90, 100)])
 # deal 3: E/W cumulative written 440 where 370 + 60 = 430 (a players' mistake)

@@ -104,13 +104,13 @@ def test_a_folder_expands_to_its_scans(tmp_path):
 
 
 def test_csv_has_one_row_per_deal(capsys, typed_sheet):
+    from report.csvfile import DEAL_ROW_COLUMNS, Writer, deal_rows
+
     buf = io.StringIO()
-    writer = csv.DictWriter(buf, fieldnames=cli.CSV_FIELDS, extrasaction="ignore")
-    writer.writeheader()
-    writer.writerows(cli.csv_rows(typed_sheet))
+    Writer(buf, DEAL_ROW_COLUMNS).write(deal_rows(typed_sheet))
     rows = list(csv.DictReader(io.StringIO(buf.getvalue())))
     assert [int(r["deal"]) for r in rows] == list(range(1, 31))
-    flagged = [r for r in rows if r["flags"]]
+    flagged = [r for r in rows if r["flag_messages"]]
     assert [int(r["deal"]) for r in flagged] == sorted({f["deal"] for f in typed_sheet["flags"]
                                                         if "deal" in f})
 
