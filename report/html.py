@@ -11,8 +11,8 @@ from __future__ import annotations
 import html
 from collections.abc import Iterable
 
-from batch.ledger import LedgerSheet
-from report import UNSURE_NOTE, reading_unsure, review_cells
+from report.marks import UNSURE_NOTE, cell_state, flagged_cells, reading_unsure, review_cells
+from report.records import SheetEntry
 from scoring.formspec import DEAL_COLUMNS as COLUMNS
 
 COLOURS = {"read": "#1e9e3a", "review": "#f0a000", "flag": "#d62728"}
@@ -48,40 +48,8 @@ def page(title: str, body: str) -> str:
     )
 
 
-# --------------------------------------------------------------------------- cell states
-def flagged_cells(result: dict) -> set[tuple[str, str]]:
-    """(row label, column) pairs a flag points at; column "*" = the whole row."""
-    out: set[tuple[str, str]] = set()
-    for f in result.get("flags") or []:
-        kind, side, col = f.get("kind"), f.get("side"), f.get("column")
-        row = "total" if kind == "total" else str(f.get("deal")) if f.get("deal") is not None else None
-        if row is None:
-            continue
-        if col:
-            out.add((row, col))
-        elif kind == "cumulative":
-            out.update({(row, f"cum_{side}")} if side else {(row, "cum_ns"), (row, "cum_ew")})
-        elif kind == "score":
-            out.update({(row, side)} if side else {(row, "ns"), (row, "ew")})
-        elif kind == "dealer":
-            out.add((row, "dealer"))
-        elif side:
-            out.update({(row, side), (row, f"cum_{side}")})
-        else:
-            out.add((row, "*"))
-    return out
-
-
-def cell_state(row: str, key: str, flagged: set, review: set) -> str:
-    if (row, key) in flagged or (row, "*") in flagged:
-        return "flag"
-    if (row, key) in review or (row == "total" and ("", key) in review):
-        return "review"
-    return "read"
-
-
 # --------------------------------------------------------------------------- sheet page
-def render_sheet(sheet: LedgerSheet, image_b64: str | None) -> str:
+def render_sheet(sheet: SheetEntry, image_b64: str | None) -> str:
     """The page for one sheet: picture with outlined cells, table as read, flags, explanations."""
     result = sheet.result or {}
     names = result.get("names") or {}
@@ -103,7 +71,7 @@ def render_sheet(sheet: LedgerSheet, image_b64: str | None) -> str:
     return page(title, "\n".join(parts))
 
 
-def _meta_table(sheet: LedgerSheet) -> str:
+def _meta_table(sheet: SheetEntry) -> str:
     rows = [("Source", sheet.source), ("Page", sheet.page + 1)]
     for label, value in (("From", sheet.sender), ("Subject", sheet.subject), ("Date", sheet.date),
                          ("Attachment", sheet.attachment)):
@@ -131,7 +99,7 @@ def _legend() -> str:
     return f'<p class="legend">{spans}</p>'
 
 
-def _picture(sheet: LedgerSheet, image_b64: str | None, flagged: set, review: set) -> str:
+def _picture(sheet: SheetEntry, image_b64: str | None, flagged: set, review: set) -> str:
     layout = sheet.layout or {}
     if not image_b64 or not layout:
         return '<p class="muted">No picture of this sheet was kept.</p>'
@@ -231,10 +199,10 @@ def _deal_key(deal: object) -> tuple[int, str]:
 
 
 # --------------------------------------------------------------------------- index
-def render_index(sheets: Iterable[LedgerSheet], counts: dict[str, int], rules: dict | None,
+def render_index(sheets: Iterable[SheetEntry], counts: dict[str, int], rules: dict | None,
                  messages: Iterable[dict] = ()) -> str:
     """The batch's front page: every match, then every failure with its reason, then the e-mails
-    that brought no scan (``messages``: batch.ledger.Ledger.messages)."""
+    that brought no scan (``messages``: dicts with date, sender, subject, source, reason)."""
     sheets = list(sheets)
     sheets.sort(key=lambda s: (s.date or "", s.source, s.page))
     ok = [s for s in sheets if s.status == "ok" and s.result]
@@ -279,11 +247,11 @@ def render_index(sheets: Iterable[LedgerSheet], counts: dict[str, int], rules: d
     return page("rubberscan results", "\n".join(parts))
 
 
-def _subject(s: LedgerSheet) -> str:
+def _subject(s: SheetEntry) -> str:
     return f'<br><span class="muted">{e(s.subject)}</span>' if s.subject else ""
 
 
-def _index_row(s: LedgerSheet) -> str:
+def _index_row(s: SheetEntry) -> str:
     r = s.result or {}
     names, totals = r.get("names") or {}, r.get("totals") or {}
     tn, te = totals.get("ns"), totals.get("ew")

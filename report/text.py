@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from report import UNSURE_NOTE, reading_unsure
+from report.marks import UNSURE_NOTE, reading_unsure
 
 
 def _cell(value) -> str:

@@ -15,8 +15,8 @@ from test_batch_fakes import consistent_rows, fake_reader, sheet_bytes, simple_r
 from batch.inputs import collect_inputs
 from batch.ledger import LEDGER_NAME, Ledger, LedgerSheet
 from batch.runner import BatchOptions, run_batch
-from report import UNSURE_NOTE, reading_unsure
-from report.html import cell_state, flagged_cells, render_index, render_sheet, review_cells
+from report.html import render_index, render_sheet
+from report.marks import UNSURE_NOTE, cell_state, flagged_cells, reading_unsure, review_cells
 from report.text import sheet_text
 
 EVIL = '<img src=x onerror=alert(1)>"&\''

@@ -1,0 +1,64 @@
+"""Which cells of a read sheet its flags and review items point at (the CONTRACT.md object), so
+the text and HTML reports mark the same cells alike."""
+
+from __future__ import annotations
+
+UNSURE_NOTE = "the reading of this cell is unsure too: check it by eye before telling the players"
+
+
+def review_cells(result: dict) -> set[tuple[str, str]]:
+    """(row, cell key) of every review item; a Total-row item ("total_ns") is the Total row's
+    cumulative cell."""
+    out = set()
+    for r in result.get("review") or []:
+        col = str(r.get("column"))
+        if r.get("deal") is None and col.startswith("total_"):
+            out.add(("total", "cum_" + col[len("total_"):]))
+        else:
+            out.add(("" if r.get("deal") is None else str(r["deal"]), col))
+    return out
+
+
+def flagged_cells(result: dict) -> set[tuple[str, str]]:
+    """(row label, column) pairs a flag points at; column "*" = the whole row."""
+    out: set[tuple[str, str]] = set()
+    for f in result.get("flags") or []:
+        kind, side, col = f.get("kind"), f.get("side"), f.get("column")
+        row = "total" if kind == "total" else str(f.get("deal")) if f.get("deal") is not None else None
+        if row is None:
+            continue
+        if col:
+            out.add((row, col))
+        elif kind == "cumulative":
+            out.update({(row, f"cum_{side}")} if side else {(row, "cum_ns"), (row, "cum_ew")})
+        elif kind == "score":
+            out.update({(row, side)} if side else {(row, "ns"), (row, "ew")})
+        elif kind == "dealer":
+            out.add((row, "dealer"))
+        elif side:
+            out.update({(row, side), (row, f"cum_{side}")})
+        else:
+            out.add((row, "*"))
+    return out
+
+
+def cell_state(row: str, key: str, flagged: set, review: set) -> str:
+    """"flag", "review" or "read" for one cell, given :func:`flagged_cells` and
+    :func:`review_cells`."""
+    if (row, key) in flagged or (row, "*") in flagged:
+        return "flag"
+    if (row, key) in review or (row == "total" and ("", key) in review):
+        return "review"
+    return "read"
+
+
+def reading_unsure(flag: dict, result: dict) -> bool:
+    """Is the cell ``flag`` points at also in ``result``'s review list?  Then the flag rests on a
+    reading a person should confirm first (a misread can look exactly like a miscopied number)."""
+    if flag.get("kind") == "total" and flag.get("side"):
+        cell = ("total", f"cum_{flag['side']}")
+    elif flag.get("column"):
+        cell = ("" if flag.get("deal") is None else str(flag["deal"]), flag["column"])
+    else:
+        return False
+    return cell in review_cells(result)
