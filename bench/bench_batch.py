@@ -1,6 +1,6 @@
 """Batch throughput: sheets per minute and peak memory per worker on generated sheets.
 
-    python bench/bench_batch.py [--count 100] [--jobs 2] [--results bench/RESULTS-batch.md]
+    python -m bench.bench_batch [--count 100] [--jobs 2] [--results bench/RESULTS-batch.md]
 
 Generates ``--count`` filled sheets with samples/generate.py (cached in bench/_work/),
 runs the real batch (reader + reconciliation + ledger + report) over them with
@@ -24,8 +24,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 NOTES = "## Notes and earlier runs"
-sys.path.insert(0, str(ROOT))
-os.environ.setdefault("OMP_THREAD_LIMIT", "1")
+os.environ.setdefault("OMP_THREAD_LIMIT", "1")  # before Tesseract is loaded
 
 from batch.inputs import collect_inputs  # noqa: E402
 from batch.ledger import LEDGER_NAME, Ledger  # noqa: E402
@@ -96,7 +95,7 @@ def main(argv: list[str] | None = None) -> int:
         f"- date: {datetime.now(timezone.utc).isoformat(timespec='minutes')}",
         f"- machine: {machine()}; load average {load:.1f} when the run started"
         " (the machine is shared with other work)",
-        f"- command: `python bench/bench_batch.py --count {args.count} --jobs {args.jobs}`"
+        f"- command: `python -m bench.bench_batch --count {args.count} --jobs {args.jobs}`"
         " (OMP_THREAD_LIMIT=1)",
         f"- input: {len(paths)} sheets from samples/generate.py, seeds {args.seed}..{args.seed + args.count - 1}"
         f" (generated in {gen_s:.0f} s, cached in bench/_work/)",

@@ -1,6 +1,6 @@
 """The digit network on real handwriting alone: the 1,000 held-out MNIST digits, one at a time.
 
-    PYTHONPATH=. .venv/bin/python bench/bench_digits.py [--net ocr/models/digitnet.npz ...]
+    .venv/bin/python -m bench.bench_digits [--net ocr/models/digitnet.npz ...]
 
 Each held-out digit (samples/data/mnist_heldout.npz, never seen in training) is written as the
 sample generator's MNIST hand writes a digit (cropped to its ink, scaled to a writing height of
@@ -20,11 +20,9 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-from ocr.cellnet import Cut  # noqa: E402
-from ocr.digitnet import MODEL_PATH, DigitNet, windows  # noqa: E402
-from samples.hands import mnist_digits, mnist_glyph  # noqa: E402
+from ocr.cellnet import Cut
+from ocr.digitnet import MODEL_PATH, DigitNet, windows
+from samples.hands import mnist_digits, mnist_glyph
 
 HEIGHT = 24  # px: the scans' written digits are 22-27 px high
 

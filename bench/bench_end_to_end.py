@@ -5,7 +5,7 @@ the real reader on generated scans, so it measures what an organiser gets: numbe
 reconciliation, planted players' mistakes flagged at the right deal, mistake-free sheets with a
 (false) flag, sheets read exactly, review items, and CPU seconds per sheet (Tesseract included).
 
-    OMP_THREAD_LIMIT=1 python bench/bench_end_to_end.py --count 100 --seed 70000
+    OMP_THREAD_LIMIT=1 python -m bench.bench_end_to_end --count 100 --seed 70000
 """
 
 from __future__ import annotations

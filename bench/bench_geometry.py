@@ -1,6 +1,6 @@
 """Benchmark the geometry stage (straighten + find_table) against generated ground truth.
 
-    OMP_THREAD_LIMIT=1 .venv/bin/python bench/bench_geometry.py [--count 100] [--seed 50000]
+    OMP_THREAD_LIMIT=1 .venv/bin/python -m bench.bench_geometry [--count 100] [--seed 50000]
         [--files DIR] [--write bench/RESULTS-geometry.md]
 
 Sheets come from samples/generate.py (written to bench/_work/geometry first, in a child
@@ -31,8 +31,6 @@ from collections import defaultdict
 from pathlib import Path
 
 os.environ.setdefault("OMP_THREAD_LIMIT", "1")  # this script's own Tesseract children
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
 
 import cv2  # noqa: E402
 import numpy as np  # noqa: E402
@@ -42,6 +40,8 @@ from ocr.data import InputError  # noqa: E402
 from ocr.load import load_pages  # noqa: E402
 from ocr.page import straighten  # noqa: E402
 from ocr.table import find_table  # noqa: E402
+
+ROOT = Path(__file__).resolve().parent.parent
 
 
 def generate(out: Path, count: int, seed: int) -> None:

@@ -4,25 +4,22 @@ The generated benchmark sheets (the same as bench_read.py: seeds 60000.., made o
 bench/_work/sheets) and the bundled scans in samples/scans are each loaded ``--repeats`` times
 with ocr.load.load_pages, and every page they give is put through ocr.pipeline.is_blank:
 
-    OMP_THREAD_LIMIT=1 PYTHONPATH=. .venv/bin/python bench/bench_load.py --count 100 --seed 60000
+    OMP_THREAD_LIMIT=1 .venv/bin/python -m bench.bench_load --count 100 --seed 60000
 """
 
 from __future__ import annotations
 
 import argparse
 import statistics
-import sys
 import time
 from collections import defaultdict
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+import cv2
 
-import cv2  # noqa: E402
-
-from bench.bench_read import CACHE, cached_sheet  # noqa: E402
-from ocr.load import load_pages  # noqa: E402
-from ocr.pipeline import is_blank  # noqa: E402
+from bench.bench_read import CACHE, cached_sheet
+from ocr.load import load_pages
+from ocr.pipeline import is_blank
 
 SAMPLES = Path(__file__).resolve().parent.parent / "samples" / "scans"
 

@@ -1,6 +1,6 @@
 """Measure the cell reader on generated sheets with known truth.
 
-    .venv/bin/python bench/bench_read.py --count 100 --seed 50000 [--mode pipeline|oracle] [--new-writers WHEEL [--pool K]]
+    .venv/bin/python -m bench.bench_read --count 100 --seed 50000 [--mode pipeline|oracle] [--new-writers WHEEL [--pool K]]
 
 pipeline: the whole path a user's file takes (decode, straighten, find the table,
 read); accuracy is on the cells the table finder found.  oracle: the cells are cut
@@ -22,15 +22,13 @@ import time
 from collections import defaultdict
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+import cv2
+import numpy as np
 
-import cv2  # noqa: E402
-import numpy as np  # noqa: E402
-
-from ocr.cells import paper_grey  # noqa: E402
-from ocr.data import CellImage, Page, StraightPage, Table  # noqa: E402
-from ocr.read import read_table  # noqa: E402
-from scoring.sheet import SheetReading  # noqa: E402
+from ocr.cells import paper_grey
+from ocr.data import CellImage, Page, StraightPage, Table
+from ocr.read import read_table
+from scoring.sheet import SheetReading
 
 NUMBER_KEYS = ("ns", "ew", "cum_ns", "cum_ew")
 CACHE = Path(__file__).resolve().parent / "_work" / "sheets"

@@ -6,7 +6,7 @@ the networks and "none of these" settings asked for, and reconciled (without exp
 This is how the ensemble and the "none of these" changes of round 4 were compared
 (bench/RESULTS-reconcile.md).  Example:
 
-    OMP_NUM_THREADS=1 PYTHONPATH=. .venv/bin/python bench/bench_reader_ablation.py --seed 70000 --count 180 \\
+    OMP_NUM_THREADS=1 .venv/bin/python -m bench.bench_reader_ablation --seed 70000 --count 180 \\
         --config "current" --config "slope=0,sheet=0" --config "nets=cellnet.npz,slope=0,sheet=0"
 
 A configuration is comma-separated key=value: nets (model files in ocr/models, joined by '+'),

@@ -1,6 +1,6 @@
 """Reconciliation on simulated sheets with reader-like noise and planted mistakes.
 
-    python bench/bench_reconcile.py [--sheets 300] [--mistakes 0.3] [--seed 1] [--source samples]
+    python -m bench.bench_reconcile [--sheets 300] [--mistakes 0.3] [--seed 1] [--source samples]
         [--sure-share 0.7] [--sure-low 0.95] [--p-low 0.6] [--p-high 0.99] [--swap 0.04]
         [--none-listed] [--reader measured] [--write]
 
@@ -30,9 +30,7 @@ from collections import Counter
 from datetime import datetime, timezone
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-from samples.synth import (  # noqa: E402
+from samples.synth import (
     MEASURED,
     MISTAKE_KINDS,
     Noise,
@@ -40,9 +38,9 @@ from samples.synth import (  # noqa: E402
     written_from_content,
     written_sheet,
 )
-from scoring.reconcile import reconcile  # noqa: E402
-from scoring.reconcile.explain import explain_sheet  # noqa: E402
-from scoring.simulate import random_match  # noqa: E402
+from scoring.reconcile import reconcile
+from scoring.reconcile.explain import explain_sheet
+from scoring.simulate import random_match
 
 COLUMNS = ("ns", "ew", "cum_ns", "cum_ew")
 EXPLAIN_SHEETS = 30  # explanations are timed on the first sheets only (they are slow)
@@ -187,7 +185,7 @@ def main(argv: list[str]) -> int:
     text = table(r)
     print(text)
     if args.write:
-        cmd = "python bench/bench_reconcile.py " + " ".join(argv)
+        cmd = "python -m bench.bench_reconcile " + " ".join(argv)
         head = (f"## Synthetic bench, last written by `--write`\n\n"
                 f"- date: {datetime.now(timezone.utc):%Y-%m-%d %H:%M} UTC\n"
                 f"- machine: {platform.machine()}, {platform.processor() or 'cpu'}, Python "

@@ -1,4 +1,5 @@
-"""Run every benchmark in bench/ one after another (what `make bench` runs).
+"""Run every benchmark in bench/ one after another (what `make bench` runs:
+`python -m bench.run_all [NAME...]`, each as `python -m bench.bench_NAME`).
 
 Each bench_*.py prints its own markdown table; the figures we quote are collected in
 bench/RESULTS.md together with the machine and the command.  Tesseract is limited to
@@ -19,14 +20,15 @@ RUNS = {"bench_reconcile.py": [[], ["--reader", "measured"]]}
 
 def main(argv: list[str]) -> int:
     only = set(argv)
-    env = dict(os.environ, OMP_THREAD_LIMIT="1", PYTHONPATH=str(HERE.parent))
+    env = dict(os.environ, OMP_THREAD_LIMIT="1")
     failed = []
     for script in sorted(HERE.glob("bench_*.py")):
         if only and script.stem not in only and script.stem.removeprefix("bench_") not in only:
             continue
         for extra in RUNS.get(script.name, [[]]):
             print(f"\n## {' '.join([script.name, *extra])}\n", flush=True)
-            if subprocess.call([sys.executable, str(script), *extra], env=env, cwd=HERE.parent) != 0:
+            module = f"bench.{script.stem}"
+            if subprocess.call([sys.executable, "-m", module, *extra], env=env, cwd=HERE.parent) != 0:
                 failed.append(" ".join([script.name, *extra]))
     if failed:
         print("failed: " + ", ".join(failed), file=sys.stderr)

