@@ -11,6 +11,8 @@ import pytest
 
 import cli
 
+pytestmark = pytest.mark.slow  # reads the committed sample scans
+
 SCANS = Path(__file__).resolve().parent.parent / "samples" / "scans"
 TYPED = SCANS / "05-classic-typed-clean.pdf"  # planted: an impossible pair at deal 12
 ROW_KEYS = ["deal", "dealer", "ns", "ew", "cum_ns", "cum_ew", "confidence"]

@@ -14,7 +14,7 @@ from scoring.reconcile import reconcile
 from scoring.reconcile.check import EVERY_STATE, rules_set
 from scoring.reconcile.explain import MAX_LINES, SIDE, SUIT, explain_sheet
 from scoring.simulate import random_match
-from tests.test_reconcile import SEED_001, running, sheet
+from tests.support import SEED_001, running, sheet
 
 # seed 001's rubber (990 v 1460), as the explanations read on 2026-11-21 before the speed-up
 SEED_001_TEXTS = {

@@ -4,15 +4,14 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from pathlib import Path
 
 import pytest
 
 from scoring.reconcile import ReconcileSettings, reconcile
 from scoring.sheet import CellReading
-from tests.test_reconcile import SEED_001, running, sheet
+from tests.support import ROOT, SEED_001, running, sheet
 
-PACKAGE = Path(__file__).resolve().parent.parent / "scoring" / "reconcile"
+PACKAGE = ROOT / "scoring" / "reconcile"
 
 
 def test_with_values_changes_only_what_it_names():

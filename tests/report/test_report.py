@@ -10,7 +10,6 @@ import tempfile
 import numpy as np
 import pytest
 from PIL import Image
-from test_batch_fakes import consistent_rows, fake_reader, sheet_bytes, simple_reconciler
 
 from batch.inputs import collect_inputs
 from batch.ledger import LEDGER_NAME, Ledger, LedgerSheet
@@ -18,6 +17,7 @@ from batch.runner import BatchOptions, run_batch
 from report.html import render_index, render_sheet
 from report.marks import UNSURE_NOTE, cell_state, flagged_cells, reading_unsure, review_cells
 from report.text import sheet_text
+from tests.support import consistent_rows, fake_reader, sheet_bytes, simple_reconciler
 
 EVIL = '<img src=x onerror=alert(1)>"&\''
 
@@ -106,6 +106,7 @@ def _has_colour(rgb: np.ndarray, target: tuple[int, int, int], tol: int = 40, mi
     return int((diff <= tol).sum()) >= min_px
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(_chromium() is None, reason="chromium is not installed (make browser installs it)")
 def test_sheet_page_in_headless_chromium(tmp_path):
     folder = tmp_path / "in"

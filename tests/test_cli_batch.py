@@ -12,13 +12,11 @@ import time
 from pathlib import Path
 
 import pytest
-from test_batch_fakes import consistent_rows, sheet_bytes
 
 import cli
 from batch.atomic import atomic_write_bytes, atomic_write_json
 from batch.ledger import LEDGER_NAME, Ledger
-
-ROOT = Path(__file__).resolve().parent.parent
+from tests.support import ROOT, consistent_rows, sheet_bytes
 
 
 def test_missing_input_is_bad_usage(tmp_path, capsys):
@@ -59,6 +57,7 @@ def test_failed_inputs_exit_3_and_are_listed(tmp_path, capsys):
     assert "2 already done (--force to redo), 2 of them failed before" in capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_the_blank_back_of_a_duplex_scan_is_skipped_not_failed(tmp_path, capsys):
     """A TIFF of the sheet and the blank back of the page: one sheet read, exit 0, the blank page
     counted as skipped; a file with nothing but a blank page still fails (exit 3)."""
@@ -126,14 +125,13 @@ def test_atomic_write_killed_midway_never_leaves_a_partial_file(tmp_path):
     target = tmp_path / "big.bin"
     size = 8_000_000
     code = textwrap.dedent(f"""
-        import sys; sys.path.insert(0, {str(ROOT)!r})
         from batch.atomic import atomic_write_bytes
         i = 0
         while True:
             atomic_write_bytes({str(target)!r}, (b"ab"[i % 2:i % 2 + 1]) * {size})
             i += 1
     """)
-    proc = subprocess.Popen([sys.executable, "-c", code])
+    proc = subprocess.Popen([sys.executable, "-c", code], cwd=ROOT)  # ROOT: the packages
     try:
         deadline = time.monotonic() + 20
         while not target.exists() and time.monotonic() < deadline:
@@ -153,8 +151,7 @@ def test_ctrl_c_keeps_finished_sheets_and_exits_130(tmp_path):
     folder.mkdir()
     script = textwrap.dedent(f"""
         import sys
-        sys.path[:0] = [{str(ROOT)!r}, {str(ROOT / 'tests')!r}]
-        from test_batch_fakes import consistent_rows, fake_reader, sheet_bytes, simple_reconciler
+        from tests.support import consistent_rows, fake_reader, sheet_bytes, simple_reconciler
         from batch.inputs import collect_inputs
         from batch.runner import BatchOptions, run_batch
         s = run_batch(collect_inputs([{str(folder)!r}]),
@@ -167,7 +164,7 @@ def test_ctrl_c_keeps_finished_sheets_and_exits_130(tmp_path):
     for i in range(3):
         (folder / f"b-slow{i}.png").write_bytes(b"SLEEP 60 " + str(i).encode())
     proc = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True,
-                            start_new_session=True)
+                            start_new_session=True, cwd=ROOT)
     ledger_path = tmp_path / "out" / LEDGER_NAME
     try:
         deadline = time.monotonic() + 30
@@ -189,6 +186,7 @@ def test_ctrl_c_keeps_finished_sheets_and_exits_130(tmp_path):
     assert "a-fast.png" in (tmp_path / "out" / "report.html").read_text()
 
 
+@pytest.mark.slow
 def test_rerun_tells_which_results_an_earlier_reader_made(tmp_path, capsys):
     """Every stored reading names the networks that read it; a rerun keeps the results (they stay
     auditable) but says how many came from another reader, which --force re-reads."""

@@ -1,4 +1,5 @@
-"""Test doubles for the batch tests: a fake page reader and a simple reconciler.
+"""Helpers shared by the tests: where things are, readings built by hand for reconciliation,
+and the batch tests' doubles (a fake page reader and a simple reconciler).
 
 The fake reader understands tiny text "scans": ``SHEET {json}`` becomes one page with
 a SheetReading and a drawn Table; ``SLEEP s`` sleeps; ``CRASH`` kills the worker
@@ -30,6 +31,48 @@ from scoring.sheet import (
     SheetReading,
 )
 
+ROOT = Path(__file__).resolve().parent.parent
+SCANS = ROOT / "samples" / "scans"  # the committed sample scans and their truth files
+SEATS = ("N", "E", "S", "W")
+
+
+# --------------------------------------------------------------------------- readings by hand
+def sheet(rows, total=None, winners="auto", probs=None) -> SheetReading:
+    """A reading of (ns, ew, cum_ns, cum_ew) tuples, dealers rotating from N, all read with certainty
+    unless ``probs`` gives candidate lists for (row index, column); the winners line names the pair
+    with the higher last cumulative unless ``winners`` says otherwise (None: the line was not read)."""
+    probs = probs or {}
+    if winners == "auto":
+        last = rows[-1] if rows else (0, 0, 0, 0)
+        winners = None if last[2] == last[3] else ("ns" if last[2] > last[3] else "ew")
+    out = []
+    for i, (ns, ew, cns, cew) in enumerate(rows):
+        cells = {}
+        for col, v in zip(("ns", "ew", "cum_ns", "cum_ew"), (ns, ew, cns, cew), strict=True):
+            cells[col] = CellReading(probs.get((i, col), [(v, 0.995)]), blank=v == 0)
+        cells["dealer"] = CellReading([(SEATS[i % 4], 0.99)])
+        out.append(RowReading(i + 1, cells))
+    tot = None
+    if total:
+        tot = RowReading(0, {"cum_ns": CellReading([(total[0], 0.99)]),
+                             "cum_ew": CellReading([(total[1], 0.99)])})
+    return SheetReading("test", out, total=tot, winners_hint=winners)
+
+
+def running(scores):
+    """Rows with correct cumulatives for a list of (ns, ew) scores."""
+    rows, cn, ce = [], 0, 0
+    for ns, ew in scores:
+        cn, ce = cn + ns, ce + ew
+        rows.append((ns, ew, cn, ce))
+    return rows
+
+
+# Seed 001's worked rubber, N/S = Frank & Lena: 990 v 1460 after seven deals.
+SEED_001 = [(100, 0), (0, 830), (0, 300), (170, 0), (60, 0), (0, 330), (660, 0)]
+
+
+# --------------------------------------------------------------------------- batch doubles
 ROW_H, TOP, COL_X, COL_W = 40, 160, (60, 160, 330, 500, 670), (90, 160, 160, 160, 160)
 COLS = ("dealer",) + NUMBER_COLUMNS
 

@@ -9,7 +9,7 @@ import sqlite3
 import time
 from pathlib import Path
 
-from test_batch_fakes import consistent_rows, fake_reader, sheet_bytes, simple_reconciler
+import pytest
 
 from batch.audit import audit
 from batch.export import write_csv
@@ -17,6 +17,7 @@ from batch.inputs import collect_inputs
 from batch.ledger import LEDGER_NAME, Ledger
 from batch.runner import BatchOptions, run_batch
 from report.csvfile import MATCH_COLUMNS as CSV_COLUMNS
+from tests.support import consistent_rows, fake_reader, sheet_bytes, simple_reconciler
 
 GOOD = consistent_rows([(0, 370), (120, 0), (0, 60), (530, 0), (0, 0), (90, 100)])
 # deal 3: E/W cumulative written 440 where 370 + 60 = 430 (a players' mistake)
@@ -96,6 +97,7 @@ def _running(pid: int) -> bool:
     return True
 
 
+@pytest.mark.slow
 def test_time_limit_and_crashed_worker_are_failures(tmp_path):
     folder = tmp_path / "in"
     folder.mkdir()
@@ -113,6 +115,7 @@ def test_time_limit_and_crashed_worker_are_failures(tmp_path):
     assert "crash.png: worker process died" in text
 
 
+@pytest.mark.slow
 def test_time_limit_is_per_sheet_and_keeps_finished_pages(tmp_path):
     folder = tmp_path / "in"
     folder.mkdir()
@@ -127,6 +130,7 @@ def test_time_limit_is_per_sheet_and_keeps_finished_pages(tmp_path):
     assert second.error == "time limit exceeded (2 s per sheet)"
 
 
+@pytest.mark.slow
 def test_time_limit_after_a_blank_page_fails_the_right_page(tmp_path):
     """Sheet, blank back, then a page that hangs: the failed page is the third, and the blank
     page is still counted as skipped, not lost with the killed worker."""

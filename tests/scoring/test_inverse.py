@@ -2,6 +2,7 @@
 
 import random
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -63,6 +64,7 @@ def test_every_explanation_reproduces_the_totals(result, state):
         assert again.score.total == total and again.after == e.after
 
 
+@pytest.mark.slow
 def test_step_agrees_with_explain_on_simulated_sheets():
     rng = random.Random(7)
     for _ in range(5):

@@ -3,21 +3,21 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
+
+import pytest
 
 import cli
 from batch.inputs import ScanInput
 from batch.worker import process_scan
 from ocr.pipeline import PageOutcome, read_results
-from tests.test_batch_fakes import (
+from tests.support import (
+    SCANS,
     consistent_rows,
     fake_reader,
     make_reading,
     sheet_bytes,
     simple_reconciler,
 )
-
-SCANS = Path(__file__).resolve().parent.parent / "samples" / "scans"
 
 
 def test_every_page_is_reconciled_and_a_blank_back_is_marked():
@@ -63,6 +63,7 @@ def test_a_stage_that_crashes_keeps_the_pages_read_before_it():
     assert results[1].error == "internal error: RuntimeError: a bug in page 2"
 
 
+@pytest.mark.slow
 def test_cli_and_batch_give_the_same_object_for_a_real_scan(tmp_path):
     """The CLI's JSON and the batch's stored result are one function's output."""
     scan = SCANS / "05-classic-typed-clean.pdf"

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import random
 
-from test_batch_fakes import fake_reader, make_reading, sheet_bytes
+import pytest
 
 from batch.audit import audit
 from batch.inputs import collect_inputs
@@ -19,6 +19,9 @@ from batch.runner import BatchOptions, run_batch
 from scoring.model import HouseRules
 from scoring.reconcile import reconcile
 from scoring.simulate import random_match
+from tests.support import fake_reader, make_reading, sheet_bytes
+
+pytestmark = pytest.mark.slow  # the real reconciliation, through batch worker processes
 
 
 def rule_sensitive_match() -> list[tuple]:

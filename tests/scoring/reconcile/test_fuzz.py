@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -16,6 +17,7 @@ columns = st.sampled_from(["dealer", "ns", "ew", "cum_ns", "cum_ew", "junk"])
 rows = st.builds(RowReading, deal=st.integers(-2, 40), cells=st.dictionaries(columns, cells, max_size=6))
 
 
+@pytest.mark.slow
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(rows, max_size=12), st.one_of(st.none(), rows), st.sampled_from([None, "ns", "ew", "x"]))
 def test_any_reading_reconciles(rs, total, hint):

@@ -4,14 +4,16 @@ from __future__ import annotations
 
 import json
 import re
-from pathlib import Path
 
 import pytest
 
 import cli
 from batch.ledger import LEDGER_NAME, Ledger
+from tests.support import SCANS
 
-SAMPLE = Path(__file__).resolve().parent.parent / "samples" / "scans" / "05-classic-typed-clean.pdf"
+pytestmark = pytest.mark.slow  # reads the committed sample scans
+
+SAMPLE = SCANS / "05-classic-typed-clean.pdf"
 
 
 @pytest.mark.skipif(not SAMPLE.is_file(), reason="bundled sample scan missing")

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import random
 
+import pytest
+
 from scoring.inverse import check_sequence, explain, step
 from scoring.model import ALL_RULES, Pair
 from scoring.pad import unfinished_bonus
@@ -31,6 +33,7 @@ def test_last_step_per_rule_in_any_order():
         assert step(s, *t, True, ALL_RULES) == union
 
 
+@pytest.mark.slow
 def test_last_step_matches_explanations_and_bonus_rules():
     explained = 0
     for states, (ns, ew) in _sheets(12):
@@ -46,6 +49,7 @@ def test_last_step_matches_explanations_and_bonus_rules():
     assert explained >= 12  # every simulated last deal is explained under its own rule
 
 
+@pytest.mark.slow
 def test_the_reconciler_checkers_remembered_moves_match_the_plain_step():
     """scoring.reconcile.check.CoreChecker remembers each state's moves; its steps -- from a few
     states or from every state, the memo full and cleared -- are scoring.inverse.step's."""

@@ -56,6 +56,7 @@ def test_impossible_pair_names_a_side_with_expected_zero():
     assert flag.deal == m["deal"] and flag.expected == 0 and flag.side in ("ns", "ew")
 
 
+@pytest.mark.slow
 def test_noisy_readings_of_sample_sheets():
     found = planted = clean_flagged = clean = 0
     for seed in range(40):

@@ -11,43 +11,7 @@ from scoring.reconcile import ReconcileSettings, reconcile
 from scoring.reconcile.check import ArithmeticChecker
 from scoring.sheet import CellReading, RowReading, SheetReading
 from scoring.simulate import random_match
-
-SEATS = ("N", "E", "S", "W")
-
-
-def sheet(rows, total=None, winners="auto", probs=None) -> SheetReading:
-    """A reading of (ns, ew, cum_ns, cum_ew) tuples, dealers rotating from N, all read with certainty
-    unless ``probs`` gives candidate lists for (row index, column); the winners line names the pair
-    with the higher last cumulative unless ``winners`` says otherwise (None: the line was not read)."""
-    probs = probs or {}
-    if winners == "auto":
-        last = rows[-1] if rows else (0, 0, 0, 0)
-        winners = None if last[2] == last[3] else ("ns" if last[2] > last[3] else "ew")
-    out = []
-    for i, (ns, ew, cns, cew) in enumerate(rows):
-        cells = {}
-        for col, v in zip(("ns", "ew", "cum_ns", "cum_ew"), (ns, ew, cns, cew), strict=True):
-            cells[col] = CellReading(probs.get((i, col), [(v, 0.995)]), blank=v == 0)
-        cells["dealer"] = CellReading([(SEATS[i % 4], 0.99)])
-        out.append(RowReading(i + 1, cells))
-    tot = None
-    if total:
-        tot = RowReading(0, {"cum_ns": CellReading([(total[0], 0.99)]),
-                             "cum_ew": CellReading([(total[1], 0.99)])})
-    return SheetReading("test", out, total=tot, winners_hint=winners)
-
-
-def running(scores):
-    """Rows with correct cumulatives for a list of (ns, ew) scores."""
-    rows, cn, ce = [], 0, 0
-    for ns, ew in scores:
-        cn, ce = cn + ns, ce + ew
-        rows.append((ns, ew, cn, ce))
-    return rows
-
-
-# Seed 001's worked rubber, N/S = Frank & Lena: 990 v 1460 after seven deals.
-SEED_001 = [(100, 0), (0, 830), (0, 300), (170, 0), (60, 0), (0, 330), (660, 0)]
+from tests.support import SEATS, SEED_001, running, sheet
 
 
 def flags_of(result, kind=None):
@@ -413,6 +377,7 @@ def test_total_row_repaired_by_a_less_likely_candidate_is_reviewed():
     assert sum(p for _, p in item.candidates) <= 1.0 + 1e-6
 
 
+@pytest.mark.slow
 def test_two_confident_misreads_in_a_row_are_not_taken_for_two_mistakes():
     """A deal whose score and cumulative are both read confidently wrong (the right values are
     second candidates): two misreads (~10 nats) beat a mistake there plus another on the next

@@ -8,7 +8,7 @@ from samples.synth import exact_reading, written_sheet
 from scoring.reconcile import reconcile
 from scoring.reconcile.explain import MAX_LINES, explain_sheet
 from scoring.simulate import random_match
-from tests.test_reconcile import SEED_001, running, sheet
+from tests.support import SEED_001, running, sheet
 
 
 def texts(result, deal):

@@ -5,7 +5,6 @@ from __future__ import annotations
 import io
 import json
 import random
-from pathlib import Path
 
 import cv2
 import numpy as np
@@ -20,8 +19,8 @@ from samples.extract_mnist import held_out_indices
 from samples.fill import cell_text
 from samples.scan import SCAN_KINDS, apply_h, make_scan
 from scoring.inverse import check_sequence
+from tests.support import SCANS
 
-SCANS = Path(__file__).resolve().parent.parent / "samples" / "scans"
 TRUTH_KEYS = {"source", "seed", "layout", "hand", "ink", "scan", "zero_style", "typed", "names",
               "winners", "rows", "true_rows", "totals_written", "mistakes", "cells", "page_quad",
               "rotation", "skew_deg", "image_size"}
@@ -282,6 +281,7 @@ def test_turned_scan_records_its_turn(sheets):
 
 
 # ----------------------------------------------------------------------------- files
+@pytest.mark.slow
 def test_generation_is_deterministic():
     a_bytes, a_truth = generate.generate_sheet(21, scan="photo")
     b_bytes, b_truth = generate.generate_sheet(21, scan="photo")

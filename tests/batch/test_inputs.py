@@ -157,9 +157,8 @@ def test_explicit_unknown_file_is_passed_on_and_unreadable_is_a_problem(tmp_path
 
 
 def test_batch_over_traversal_names_writes_only_inside_dir(tmp_path):
-    from test_batch_fakes import consistent_rows, fake_reader, sheet_bytes, simple_reconciler
-
     from batch.runner import BatchOptions, run_batch
+    from tests.support import consistent_rows, fake_reader, sheet_bytes, simple_reconciler
 
     work = tmp_path / "a" / "b"
     work.mkdir(parents=True)
@@ -180,9 +179,8 @@ def test_a_message_without_a_scan_is_named_not_dropped(tmp_path):
     """An e-mail with no scan attached (chat, or only a signature logo) comes out as one Skipped
     message naming its sender and subject; one with a scan does not; the batch lists them apart
     from skipped attachments."""
-    from test_batch_fakes import fake_reader, simple_reconciler
-
     from batch.runner import BatchOptions, run_batch
+    from tests.support import fake_reader, simple_reconciler
 
     path = tmp_path / "inbox.mbox"
     box = mailbox.mbox(path)
