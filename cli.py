@@ -157,7 +157,8 @@ def add_form_parser(sub) -> None:
     p.add_argument("out", nargs="?", default="summary-sheet.pdf", metavar="OUT.pdf",
                    help="where to write the PDF (default: summary-sheet.pdf)")
     p.add_argument("--layout", choices=("classic", "wide"), default="classic",
-                   help="classic: scoring table beside the deals; wide: full width with a Total row")
+                   help="classic: scoring table beside the deals; "
+                   "wide: full width with a Total row")
     p.add_argument("--dpi", type=int, default=300, help="resolution of the page image (150-600)")
     p.set_defaults(func=cmd_form)
 
@@ -180,7 +181,7 @@ def cmd_form(args) -> int:
     return ExitCode.OK
 
 
-# --------------------------------------------------------------------------- batch, audit, export, demo
+# --------------------------------------------------------------------- batch, audit, export, demo
 
 BATCH_EPILOG = """exit status: 0 every input read (flags are results, not errors); 2 bad usage
 (unknown option, missing input path, unusable output folder); 3 some inputs failed,
@@ -194,25 +195,33 @@ def _add_rules_options(p) -> None:
     from scoring.model import UNFINISHED_OPTIONS
 
     p.add_argument("--unfinished", choices=UNFINISHED_OPTIONS, default=None,
-                   help="unfinished-rubber bonus house rule (default: as last used in DIR, else each)")
+                   help="unfinished-rubber bonus house rule "
+                   "(default: as last used in DIR, else each)")
     p.add_argument("--partscore", type=int, choices=(100, 50), default=None,
-                   help="unfinished-rubber part-score bonus (default: as last used in DIR, else 100)")
+                   help="unfinished-rubber part-score bonus "
+                   "(default: as last used in DIR, else 100)")
 
 
 def add_batch_parsers(sub) -> None:
-    p = sub.add_parser("batch", help="read many scans (files, folders, .eml, mbox) into a ledger and report",
+    p = sub.add_parser("batch", help="read many scans (files, folders, .eml, mbox) into a ledger "
+                       "and report",
                        epilog=BATCH_EPILOG)
-    p.add_argument("inputs", nargs="+", metavar="INPUT", help="image/PDF files, folders, .eml or mbox files")
-    p.add_argument("--out", required=True, metavar="DIR", help="output folder (ledger, report, sheets/)")
-    p.add_argument("--jobs", type=int, default=0, help="worker processes (default: one per CPU core)")
+    p.add_argument("inputs", nargs="+", metavar="INPUT",
+                   help="image/PDF files, folders, .eml or mbox files")
+    p.add_argument("--out", required=True, metavar="DIR",
+                   help="output folder (ledger, report, sheets/)")
+    p.add_argument("--jobs", type=int, default=0,
+                   help="worker processes (default: one per CPU core)")
     p.add_argument("--force", action="store_true", help="re-read scans already in the ledger")
     p.add_argument("--timeout", type=float, default=60.0, metavar="S",
-                   help="per-scan time limit in seconds (default 60); slower scans are recorded as failed")
+                   help="per-scan time limit in seconds (default 60); slower scans are recorded "
+                   "as failed")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     _add_rules_options(p)
     p.set_defaults(func=cmd_batch)
 
-    p = sub.add_parser("audit", help="re-reconcile a batch's stored readings (e.g. after a house-rule change)")
+    p = sub.add_parser("audit", help="re-reconcile a batch's stored readings "
+                       "(e.g. after a house-rule change)")
     p.add_argument("dir", metavar="DIR")
     _add_rules_options(p)
     p.set_defaults(func=cmd_audit)
@@ -223,7 +232,8 @@ def add_batch_parsers(sub) -> None:
     p.add_argument("--output", metavar="FILE", help="write here instead of standard output")
     p.set_defaults(func=cmd_export)
 
-    p = sub.add_parser("demo", help="batch over the bundled samples into out/ (what `make demo` runs)")
+    p = sub.add_parser("demo",
+                       help="batch over the bundled samples into out/ (what `make demo` runs)")
     p.add_argument("--jobs", type=int, default=0)
     p.set_defaults(func=cmd_demo)
 
@@ -258,7 +268,8 @@ def run_batch_command(inputs: list[str], out: str, jobs: int = 0, force: bool = 
     try:
         out_dir.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
-        print(f"rubberscan batch: cannot use output folder {out}: {exc.strerror or exc}", file=sys.stderr)
+        print(f"rubberscan batch: cannot use output folder {out}: {exc.strerror or exc}",
+              file=sys.stderr)
         return ExitCode.USAGE
     options = BatchOptions(out_dir=out_dir, jobs=jobs, timeout=timeout, force=force,
                            unfinished=unfinished, partscore=partscore, progress=progress)
@@ -305,7 +316,8 @@ def cmd_audit(args) -> int:
         print(line)
     for line in result.errors:
         print(f"error: {line}", file=sys.stderr)
-    print(f"rubberscan audit: {result.sheets} sheets re-reconciled, {result.changed_sheets} changed",
+    print(f"rubberscan audit: {result.sheets} sheets re-reconciled, "
+          f"{result.changed_sheets} changed",
           file=sys.stderr)
     return ExitCode.SOME_FAILED if result.errors else ExitCode.OK
 

@@ -21,7 +21,8 @@ def write_sheet_files(out_dir: Path, sheet: LedgerSheet) -> None:
     sheets_dir = Path(out_dir) / "sheets"
     if sheet.result is not None:
         atomic_write_json(sheets_dir / f"{sheet.sheet_id}.json", sheet.result)
-    atomic_write_text(sheets_dir / f"{sheet.sheet_id}.html", render_sheet(sheet, _image_b64(sheets_dir, sheet)))
+    page = render_sheet(sheet, _image_b64(sheets_dir, sheet))
+    atomic_write_text(sheets_dir / f"{sheet.sheet_id}.html", page)
 
 
 def write_scan_outputs(out_dir: Path, ledger: Ledger, record: ScanRecord) -> None:
@@ -33,7 +34,8 @@ def write_scan_outputs(out_dir: Path, ledger: Ledger, record: ScanRecord) -> Non
 
 def write_index(out_dir: Path, ledger: Ledger) -> Path:
     """DIR/report.html from the ledger's current contents."""
-    html = render_index(ledger.sheets(), ledger.counts(), ledger.get_setting("rules"), ledger.messages())
+    html = render_index(ledger.sheets(), ledger.counts(), ledger.get_setting("rules"),
+                        ledger.messages())
     return atomic_write_text(Path(out_dir) / REPORT_NAME, html)
 
 

@@ -66,7 +66,8 @@ def _cell_from_json(obj: dict) -> CellReading:
         blank=bool(obj.get("blank", False)),
         typed=bool(obj.get("typed", False)),
         quad=obj.get("quad"),
-        near={int(v): float(r) for v, r in obj["near"].items()} if obj.get("near") is not None else None,
+        near=({int(v): float(r) for v, r in obj["near"].items()}
+              if obj.get("near") is not None else None),
     )
 
 

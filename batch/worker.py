@@ -26,7 +26,8 @@ REPORT_IMAGE_SIDE = 1400
 REPORT_JPEG_QUALITY = 80
 
 
-def default_reader(path: str | None, data: bytes | None = None, name: str | None = None) -> Iterable:
+def default_reader(path: str | None, data: bytes | None = None,
+                   name: str | None = None) -> Iterable:
     """The real image pipeline."""
     from ocr.pipeline import read_file
 
@@ -41,7 +42,8 @@ def default_reconciler(reading, rules=None):
 
 
 def house_rules(rules: dict | None):
-    """{"unfinished": ..., "partscore": ...} -> scoring.model.HouseRules (None = reconcile's default)."""
+    """{"unfinished": ..., "partscore": ...} -> scoring.model.HouseRules (None: reconcile's
+    default)."""
     if not rules:
         return None
     from scoring.model import HouseRules
@@ -55,8 +57,10 @@ def merge_rules(stored: dict | None, unfinished: str | None, partscore: int | No
         return stored
     from scoring.model import DEFAULT_RULES
 
-    base = stored or {"unfinished": DEFAULT_RULES.unfinished, "partscore": DEFAULT_RULES.partscore_bonus}
-    merged = {"unfinished": unfinished or base["unfinished"], "partscore": int(partscore or base["partscore"])}
+    base = stored or {"unfinished": DEFAULT_RULES.unfinished,
+                      "partscore": DEFAULT_RULES.partscore_bonus}
+    merged = {"unfinished": unfinished or base["unfinished"],
+              "partscore": int(partscore or base["partscore"])}
     house_rules(merged)  # raises ValueError on an unknown option
     return merged
 

@@ -8,7 +8,7 @@ sample generator's MNIST hand writes a digit (cropped to its ink, scaled to a wr
 it -- no scan, no ink colour, no neighbours -- and cut as the reader cuts a digit for the digit
 network (ocr.digitnet.windows).  What it misreads here it misreads in the digit itself, not in a
 sheet's troubles.  For scale: a plain MNIST classifier (train/mnist_ceiling.py, three networks
-averaged) reads these 1,000 digits at 99.5 % (bench/RESULTS-read.md, round 17).
+averaged) reads these 1,000 digits at 99.5 % (bench/RESULTS-read.md).
 """
 
 from __future__ import annotations

@@ -3,8 +3,8 @@
 Each generated sheet goes through load -> straighten -> find_table once (the tables are kept in
 bench/_work/tables-SEED-COUNT-DIGEST.pkl); then, for every configuration, the cells are read again with
 the networks and "none of these" settings asked for, and reconciled (without explanations).
-This is how the ensemble and the "none of these" changes of round 4 were compared
-(bench/RESULTS-reconcile.md).  Example:
+This is how the reader's and reconciliation's changes are compared (bench/RESULTS-reconcile.md).
+Example:
 
     OMP_NUM_THREADS=1 .venv/bin/python -m bench.bench_reader_ablation --seed 70000 --count 180 \\
         --config "current" --config "slope=0,sheet=0" --config "nets=cellnet.npz,slope=0,sheet=0"
@@ -73,11 +73,11 @@ READER = {
 READER_DEFAULTS = {name: getattr(module, attr) for name, (module, attr) in READER.items()}
 
 
-# the code that makes the cached sheets and tables: a change to any of it makes new caches
-# (round 22 changed how the names/winners fields are found, and a cache of old tables would
-# have gone on measuring the old code)
+# the code that makes the cached sheets and tables: a change to any of it makes new caches (a cache
+# of old tables would go on measuring the old code)
 TABLE_CODE = ("samples/generate.py", "ocr/form.py", "ocr/load.py", "ocr/page.py", "ocr/table.py",
-              "ocr/cells.py", "ocr/printed.py", "ocr/tess.py", "ocr/pipeline.py", "ocr/data.py")
+              "ocr/cells.py", "ocr/printed.py", "ocr/tess.py", "ocr/pipeline.py", "ocr/data.py",
+              "scoring/formspec.py")
 
 
 def _table_code() -> bytes:

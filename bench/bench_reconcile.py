@@ -10,7 +10,7 @@ one planted mistake on ~30 % of sheets (kinds in turn), read by a synthetic read
 the rest 0.6-0.99, as the real reader's reliability table in bench/RESULTS-read.md;
 confusable digits, dropped or extra zeros, 4 % top-candidate swaps, 0.4 % right value
 missing, 0.3 % unreadable; the noise options change these), half the sheets with a
-Total row.  ``--reader measured`` reads them instead as the round-19 reader does, band by band
+Total row.  ``--reader measured`` reads them instead as today's reader does, band by band
 (samples/synth.MEASURED: 1.8 % of written cells wrong, 0.02 % of those read >= 0.99).
 Prints a markdown table; ``--write`` also puts it in bench/RESULTS-reconcile.md, replacing the
 section an earlier ``--write`` left there (between WRITTEN_START and WRITTEN_END; at the top if
@@ -174,8 +174,8 @@ def main(argv: list[str]) -> int:
     ap.add_argument("--none-listed", action="store_true",
                     help="list each cell's residual as a (None, p) candidate, as the real reader does")
     ap.add_argument("--reader", choices=("round3", "measured"), default="round3",
-                    help="round3: the noise options above (fitted to the round-3 reader, ~4 %% of cells read "
-                    "wrong however sure); measured: the round-19 reader's bands as measured "
+                    help="round3: the noise options above (fitted to an early reader, ~4 %% of cells "
+                    "read wrong however sure); measured: today's reader's bands as measured "
                     "(samples/synth.MEASURED; the options above then do not apply)")
     args = ap.parse_args(argv)
     noise = MEASURED if args.reader == "measured" else dataclasses.replace(

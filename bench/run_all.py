@@ -28,7 +28,9 @@ def main(argv: list[str]) -> int:
         for extra in RUNS.get(script.name, [[]]):
             print(f"\n## {' '.join([script.name, *extra])}\n", flush=True)
             module = f"bench.{script.stem}"
-            if subprocess.call([sys.executable, "-m", module, *extra], env=env, cwd=HERE.parent) != 0:
+            status = subprocess.call([sys.executable, "-m", module, *extra], env=env,
+                                     cwd=HERE.parent)
+            if status != 0:
                 failed.append(" ".join([script.name, *extra]))
     if failed:
         print("failed: " + ", ".join(failed), file=sys.stderr)

@@ -30,8 +30,8 @@ class PageOutcome:
     table: Table | None = None  # straightened image + cell positions, for the report
     error: str | None = None
     timings: dict[str, float] = field(default_factory=dict)
-    # a blank page in a file with ink on another page (the back of a duplex scan): ``error`` says so,
-    # and the CLI and the batch skip it instead of counting it as a sheet that could not be read
+    # a blank page in a file with ink on another page (the back of a duplex scan): ``error`` says
+    # so, and the CLI and the batch skip it instead of counting it as a sheet that could not be read
     blank_back: bool = False
 
     @property
@@ -51,11 +51,13 @@ def is_blank(page: Page, ink_fraction: float = 0.0005) -> bool:
     if small.ndim == 3:
         small = cv2.cvtColor(np.ascontiguousarray(small), cv2.COLOR_BGR2GRAY)
     hist = np.bincount(small.ravel(), minlength=256)
-    paper = int(np.searchsorted(np.cumsum(hist), 0.9 * small.size))  # grey level of the 90th percentile
+    # the paper: the grey level of the 90th percentile
+    paper = int(np.searchsorted(np.cumsum(hist), 0.9 * small.size))
     return float(hist[: max(0, paper - 60)].sum()) < ink_fraction * small.size
 
 
-def read_file(path: str | Path, data: bytes | None = None, name: str | None = None) -> Iterator[PageOutcome]:
+def read_file(path: str | Path, data: bytes | None = None,
+              name: str | None = None) -> Iterator[PageOutcome]:
     """Yield one outcome per page of ``path`` (or of ``data``, shown as ``name``)."""
     import time
 

@@ -17,7 +17,8 @@ from scoring.reconcile.settings import ReconcileSettings
 
 @dataclass(frozen=True)
 class GeometrySettings:
-    """Finding and straightening the page and the deal table, cutting cells (ocr/page.py, ocr/table)."""
+    """Finding and straightening the page and the deal table, cutting cells (ocr/page.py,
+    ocr/table)."""
 
 
 # ---------------------------------------------------------------------------------------------

@@ -16,15 +16,18 @@ from report.records import SheetEntry
 from scoring.formspec import DEAL_COLUMNS as COLUMNS
 
 COLOURS = {"read": "#1e9e3a", "review": "#f0a000", "flag": "#d62728"}
-LABELS = {"read": "read", "review": "to review (unsure reading)", "flag": "flagged (mistake on the sheet)"}
-COLUMN_TITLES = {"dealer": "Dealer", "ns": "N/S", "ew": "E/W", "cum_ns": "Cum. N/S", "cum_ew": "Cum. E/W"}
+LABELS = {"read": "read", "review": "to review (unsure reading)",
+          "flag": "flagged (mistake on the sheet)"}
+COLUMN_TITLES = {"dealer": "Dealer", "ns": "N/S", "ew": "E/W", "cum_ns": "Cum. N/S",
+                 "cum_ew": "Cum. E/W"}
 
 _CSP = ("default-src 'none'; img-src data:; style-src 'unsafe-inline'; "
         "base-uri 'none'; form-action 'none'")
 _STYLE = """
 body{font-family:system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;margin:1.5em;color:#222}
 h1{font-size:1.5em} h2{font-size:1.2em;margin-top:1.5em}
-table{border-collapse:collapse;margin:.5em 0} th,td{border:1px solid #bbb;padding:.25em .6em;text-align:right}
+table{border-collapse:collapse;margin:.5em 0}
+th,td{border:1px solid #bbb;padding:.25em .6em;text-align:right}
 th{background:#f2f2f2} td.l,th.l{text-align:left}
 .read{background:#e6f5e9} .review{background:#fff1cc} .flag{background:#fbdada}
 .fail{color:#a00} .muted{color:#666;font-size:.9em}
@@ -95,7 +98,8 @@ def _summary_line(result: dict) -> str:
 
 
 def _legend() -> str:
-    spans = "".join(f'<span style="border-color:{c}">{e(LABELS[k])}</span>' for k, c in COLOURS.items())
+    spans = "".join(f'<span style="border-color:{c}">{e(LABELS[k])}</span>'
+                    for k, c in COLOURS.items())
     return f'<p class="legend">{spans}</p>'
 
 
@@ -118,17 +122,20 @@ def _picture(sheet: SheetEntry, image_b64: str | None, flagged: set, review: set
         label = (f"{where}, {COLUMN_TITLES.get(key, key)}: "
                  f"{'?' if value is None else value} ({LABELS[state]})")
         rects.append(f'<rect class="cell {state}" x="{float(x):.1f}" y="{float(y):.1f}" '
-                     f'width="{float(cw):.1f}" height="{float(ch):.1f}" fill="{c}" fill-opacity="0.12" '
+                     f'width="{float(cw):.1f}" height="{float(ch):.1f}" fill="{c}" '
+                     f'fill-opacity="0.12" '
                      f'stroke="{c}" stroke-width="{stroke}"><title>{e(label)}</title></rect>')
     return (f"<h2>The sheet as scanned (straightened)</h2>{_legend()}"
             f'<svg class="scan" viewBox="0 0 {w} {h}" width="{w}" '
             f'xmlns="http://www.w3.org/2000/svg" role="img" aria-label="straightened scan">'
-            f'<image href="data:image/jpeg;base64,{image_b64}" x="0" y="0" width="{w}" height="{h}"/>'
+            f'<image href="data:image/jpeg;base64,{image_b64}" x="0" y="0" width="{w}" '
+            f'height="{h}"/>'
             + "".join(rects) + "</svg>")
 
 
 def _table(result: dict, flagged: set, review: set) -> str:
-    head = "<tr><th>Deal</th>" + "".join(f"<th>{e(COLUMN_TITLES[c])}</th>" for c in COLUMNS) + "</tr>"
+    titles = "".join(f"<th>{e(COLUMN_TITLES[c])}</th>" for c in COLUMNS)
+    head = f"<tr><th>Deal</th>{titles}</tr>"
     body = []
     for r in result.get("rows") or []:
         row = str(r.get("deal"))
@@ -152,11 +159,12 @@ def _flags(result: dict) -> str:
     flags = result.get("flags") or []
     if not flags:
         return "<h2>Flags</h2><p>No mistakes found on the sheet.</p>"
-    items = "".join(
-        f'<li class="flag"><b>{e(f.get("kind"))}</b>'
-        f'{" (deal " + e(f.get("deal")) + ")" if f.get("deal") is not None else ""}: '
-        f'{e(f.get("message"))}{" &mdash; <i>" + e(UNSURE_NOTE) + "</i>" if reading_unsure(f, result) else ""}'
-        '</li>' for f in flags)
+    def item(f: dict) -> str:
+        deal = f" (deal {e(f.get('deal'))})" if f.get("deal") is not None else ""
+        note = f" &mdash; <i>{e(UNSURE_NOTE)}</i>" if reading_unsure(f, result) else ""
+        return f'<li class="flag"><b>{e(f.get("kind"))}</b>{deal}: {e(f.get("message"))}{note}</li>'
+
+    items = "".join(item(f) for f in flags)
     return f'<h2>Flags</h2><ul class="flags">{items}</ul>'
 
 
@@ -165,7 +173,8 @@ def _reviews(result: dict) -> str:
     for r in result.get("review") or []:
         cands = ", ".join(f"{e(v)} ({float(p):.0%})" for v, p in (r.get("candidates") or []))
         where = f"deal {e(r.get('deal'))}, " if r.get("deal") is not None else ""
-        items.append(f'<li class="review">{where}{e(COLUMN_TITLES.get(r.get("column"), r.get("column")))}'
+        column = COLUMN_TITLES.get(r.get("column"), r.get("column"))
+        items.append(f'<li class="review">{where}{e(column)}'
                      f": {e(r.get('reason'))} &mdash; candidates {cands or 'none'}</li>")
     if not items:
         return ""
@@ -230,7 +239,8 @@ def render_index(sheets: Iterable[SheetEntry], counts: dict[str, int], rules: di
     if failed:
         rows = "".join(
             f'<tr><td class="l">{e(s.source)}{" (page " + str(s.page + 1) + ")" if s.page else ""}'
-            f'</td><td class="l">{e(s.sender)}{_subject(s)}</td><td class="l fail">{e(s.error)}</td></tr>'
+            f'</td><td class="l">{e(s.sender)}{_subject(s)}</td>'
+            f'<td class="l fail">{e(s.error)}</td></tr>'
             for s in failed)
         parts.append("<table><tr><th class=\"l\">File</th><th class=\"l\">From</th>"
                      f"<th class=\"l\">Reason</th></tr>{rows}</table>")
@@ -240,10 +250,11 @@ def render_index(sheets: Iterable[SheetEntry], counts: dict[str, int], rules: di
     if messages:
         rows = "".join(
             f'<tr><td class="l">{e(m.get("sender"))}</td><td class="l">{e(m.get("subject"))}</td>'
-            f'<td class="l">{e(m.get("date"))}</td><td class="l">{e(m.get("source"))}</td></tr>' for m in messages)
+            f'<td class="l">{e(m.get("date"))}</td><td class="l">{e(m.get("source"))}</td></tr>'
+            for m in messages)
         parts.append("<h2>E-mails without a scan</h2>"
-                     "<table><tr><th class=\"l\">From</th><th class=\"l\">Subject</th><th class=\"l\">Date</th>"
-                     f"<th class=\"l\">File</th></tr>{rows}</table>")
+                     "<table><tr><th class=\"l\">From</th><th class=\"l\">Subject</th>"
+                     f"<th class=\"l\">Date</th><th class=\"l\">File</th></tr>{rows}</table>")
     return page("rubberscan results", "\n".join(parts))
 
 
@@ -264,4 +275,5 @@ def _index_row(s: SheetEntry) -> str:
             f'<td class="l">{e(s.sender)}{_subject(s)}</td><td class="l">{e(s.date)}</td>'
             f'<td class="l">{e(names.get("ns"))}</td><td class="l">{e(names.get("ew"))}</td>'
             f"<td>{e(winners)}</td><td>{e(tn)}</td><td>{e(te)}</td><td>{e(margin)}</td>"
-            f'<td class="{"flag" if nf else ""}">{nf}</td><td class="{"review" if nr else ""}">{nr}{rescan}</td></tr>')
+            f'<td class="{"flag" if nf else ""}">{nf}</td>'
+            f'<td class="{"review" if nr else ""}">{nr}{rescan}</td></tr>')

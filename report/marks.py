@@ -24,7 +24,8 @@ def flagged_cells(result: dict) -> set[tuple[str, str]]:
     out: set[tuple[str, str]] = set()
     for f in result.get("flags") or []:
         kind, side, col = f.get("kind"), f.get("side"), f.get("column")
-        row = "total" if kind == "total" else str(f.get("deal")) if f.get("deal") is not None else None
+        deal = f.get("deal")
+        row = "total" if kind == "total" else str(deal) if deal is not None else None
         if row is None:
             continue
         if col:

@@ -20,7 +20,8 @@ def sheet_text(obj: dict) -> str:
     names = obj.get("names") or {}
     lines.append(f"  N/S: {names.get('ns') or '?'}    E/W: {names.get('ew') or '?'}")
     winners = obj.get("winners")
-    lines.append(f"  winners: {winners.upper().replace('NS', 'N/S').replace('EW', 'E/W') if winners else '?'}")
+    named = winners.upper().replace("NS", "N/S").replace("EW", "E/W") if winners else "?"
+    lines.append(f"  winners: {named}")
     if obj.get("rescan"):
         lines.append(f"  ask for a better scan: {obj['rescan']}")
     flagged = {f.get("deal") for f in obj.get("flags", [])}
@@ -33,7 +34,8 @@ def sheet_text(obj: dict) -> str:
         mark = " !" if deal in flagged else (" ?" if deal in unsure else "")
         lines.append(
             f"  {deal:>4} {_cell(row.get('dealer')):>3} {_cell(row.get('ns')):>6} "
-            f"{_cell(row.get('ew')):>6} {_cell(row.get('cum_ns')):>8} {_cell(row.get('cum_ew')):>8}{mark}"
+            f"{_cell(row.get('ew')):>6} {_cell(row.get('cum_ns')):>8} "
+            f"{_cell(row.get('cum_ew')):>8}{mark}"
         )
         for item in explanations.get(str(deal), [])[:2]:
             text = item.get("text") if isinstance(item, dict) else str(item)
@@ -45,7 +47,8 @@ def sheet_text(obj: dict) -> str:
     lines.append("")
     lines.append(f"  mistakes on the sheet: {len(flags) or 'none'}")
     for flag in flags:
-        lines.append(f"    ! {flag.get('message')}" + (f" ({UNSURE_NOTE})" if reading_unsure(flag, obj) else ""))
+        note = f" ({UNSURE_NOTE})" if reading_unsure(flag, obj) else ""
+        lines.append(f"    ! {flag.get('message')}{note}")
     review = obj.get("review", [])
     lines.append(f"  to check by eye: {len(review) or 'nothing'}")
     for item in review:

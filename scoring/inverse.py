@@ -65,7 +65,8 @@ class Explanation:
         if self.game_made:
             text += "; game"
         if self.rubber_winner:
-            text += f"; rubber {self.rubber_bonus} to {'N/S' if self.rubber_winner == 'ns' else 'E/W'}"
+            winner = "N/S" if self.rubber_winner == "ns" else "E/W"
+            text += f"; rubber {self.rubber_bonus} to {winner}"
         if self.unfinished != Pair():
             text += f"; unfinished-rubber bonus {self.unfinished.ns}/{self.unfinished.ew}"
         return text
@@ -108,7 +109,8 @@ def _table(vul_ns: bool, vul_ew: bool) -> dict[tuple[int, int], dict[Effect, tup
 
 
 @lru_cache(maxsize=8192)
-def _offsets(state: PadState, last: bool, rules: frozenset[HouseRules]) -> tuple[tuple[int, int], ...]:
+def _offsets(state: PadState, last: bool,
+             rules: frozenset[HouseRules]) -> tuple[tuple[int, int], ...]:
     """Every bonus (N/S, E/W) a deal's totals may include on top of its result (memoised:
     the key holds the rules, so nothing is shared across house rules)."""
     out = {(0, 0)}
@@ -146,7 +148,8 @@ def _unfinished_options(state: PadState, rules: frozenset[HouseRules]):
 
 
 @lru_cache(maxsize=4096)
-def results_of(vul_ns: bool, vul_ew: bool, key: tuple[int, int], effect: Effect) -> tuple[Result, ...]:
+def results_of(vul_ns: bool, vul_ew: bool, key: tuple[int, int],
+               effect: Effect) -> tuple[Result, ...]:
     """The results whose raw entries are ``key`` with pad ``effect`` (a deal passed out among
     them for (0, 0) and no effect)."""
     results = _table(vul_ns, vul_ew).get(key, {}).get(effect, ())
@@ -203,7 +206,8 @@ def explain(ns: int, ew: int, state: PadState = FRESH, last: bool = False,
     vul = (state.vulnerable("ns"), state.vulnerable("ew"))
     return [Explanation(r, state, p.after, p.game_made, p.rubber_winner, p.rubber_bonus,
                         p.unfinished, p.rules)
-            for p in explain_parts(ns, ew, state, last, rules) for r in results_of(*vul, p.key, p.effect)]
+            for p in explain_parts(ns, ew, state, last, rules)
+            for r in results_of(*vul, p.key, p.effect)]
 
 
 @lru_cache(maxsize=4)

@@ -119,7 +119,8 @@ class HouseRules:
 
     def __post_init__(self) -> None:
         if self.unfinished not in UNFINISHED_OPTIONS:
-            raise ValueError(f"unfinished must be one of {UNFINISHED_OPTIONS}, not {self.unfinished!r}")
+            raise ValueError(f"unfinished must be one of {UNFINISHED_OPTIONS}, "
+                             f"not {self.unfinished!r}")
         if self.partscore_bonus not in (50, 100):
             raise ValueError(f"partscore_bonus must be 50 or 100, not {self.partscore_bonus!r}")
 

@@ -27,15 +27,18 @@ def parse_contract(text: str) -> Contract:
     """``4S``, ``3NTx``, ``6Hxx``, ``1Nx`` -> Contract; ValueError with a reason otherwise."""
     m = _CONTRACT.match(text.upper())
     if not m:
-        raise ValueError(f"bad contract {text!r}: expected level 1-7, strain C D H S NT, then x or xx")
+        raise ValueError(f"bad contract {text!r}: expected level 1-7, strain C D H S NT, "
+                         "then x or xx")
     level_s, strain_s, dbl = m.groups()
     level = int(level_s)
     if not 1 <= level <= 7:
         raise ValueError(f"bad contract {text!r}: level {level} is not 1-7")
     if strain_s not in _STRAIN_NAMES:
-        raise ValueError(f"bad contract {text!r}: strain {strain_s or '(none)'!r} is not C D H S NT")
+        raise ValueError(f"bad contract {text!r}: strain {strain_s or '(none)'!r} "
+                         "is not C D H S NT")
     if len(dbl) > 2:
-        raise ValueError(f"bad contract {text!r}: {dbl.lower()!r} is not x (doubled) or xx (redoubled)")
+        raise ValueError(f"bad contract {text!r}: {dbl.lower()!r} is not x (doubled) "
+                         "or xx (redoubled)")
     return Contract(level, _STRAIN_NAMES[strain_s], len(dbl))
 
 
@@ -61,7 +64,8 @@ def parse_deal(line: str) -> Result:
     rest = words[3:]
     if rest:
         if rest[0].lower() not in ("honours", "honors") or len(rest) != 3:
-            raise ValueError(f"expected 'honours VALUE SIDE' after the tricks, got {' '.join(rest)!r}")
+            raise ValueError("expected 'honours VALUE SIDE' after the tricks, "
+                             f"got {' '.join(rest)!r}")
         if rest[1] not in ("100", "150"):
             raise ValueError(f"honours {rest[1]!r} is not 100 or 150")
         honours = int(rest[1])

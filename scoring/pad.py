@@ -54,7 +54,8 @@ def rubber_bonus(loser_games: int) -> int:
     return 700 if loser_games == 0 else 500
 
 
-def advance(state: PadState, side: str | None, below: int) -> tuple[PadState, str | None, int, Pair]:
+def advance(state: PadState, side: str | None,
+            below: int) -> tuple[PadState, str | None, int, Pair]:
     """Add ``below`` trick points for ``side`` to the pad.
 
     Returns (new state, side that won the rubber or None, rubber bonus,

@@ -49,7 +49,8 @@ def render_rubber(number: int, lines: list[DealLine]) -> list[str]:
         if line.outcome.game_made:
             games.append({s: [] for s in SIDES})
         finished = finished or line.outcome.rubber_winner is not None
-    out = [f"Rubber {number}" + ("" if finished else " (unfinished)"), _row("WE", "THEY"), _rule("-")]
+    title = f"Rubber {number}" + ("" if finished else " (unfinished)")
+    out = [title, _row("WE", "THEY"), _rule("-")]
     out += _columns(above, bottom=True)
     out.append(_rule("="))
     closed = len(games) - 1  # games completed in this rubber

@@ -101,7 +101,8 @@ def score_result(result: Result, vulnerable: bool) -> DealScore:
     need = c.level + 6
     if result.tricks >= need:
         items.append(Item(decl, trick_score(c), "contract", below=True))
-        items.append(Item(decl, (result.tricks - need) * overtrick_value(c, vulnerable), "overtricks"))
+        over = (result.tricks - need) * overtrick_value(c, vulnerable)
+        items.append(Item(decl, over, "overtricks"))
         items.append(Item(decl, 50 * c.doubled, "insult"))
         items.append(Item(decl, slam_bonus(c.level, vulnerable), "slam"))
     else:

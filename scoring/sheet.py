@@ -112,7 +112,8 @@ class ReconciledRow:
         out: dict = {"deal": self.deal}
         for col in DEAL_COLUMNS:
             out[col] = self.values.get(col)
-        out["confidence"] = {c: round(float(self.confidence.get(c, 0.0)), 4) for c in NUMBER_COLUMNS}
+        out["confidence"] = {c: round(float(self.confidence.get(c, 0.0)), 4)
+                             for c in NUMBER_COLUMNS}
         return out
 
 
@@ -141,7 +142,8 @@ class ReconciledSheet:
             "flags": [f.to_json() for f in self.flags],
             "review": [r.to_json() for r in self.review],
         }
-        if self.rescan:  # only on a sheet too poorly scanned to read well: CONTRACT.md's keys otherwise
+        # only on a sheet too poorly scanned to read well: CONTRACT.md's keys otherwise
+        if self.rescan:
             out["rescan"] = self.rescan
         if with_explanations:
             out["explanations"] = {str(k): v for k, v in sorted(self.explanations.items())}

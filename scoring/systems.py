@@ -77,7 +77,8 @@ def chicago_scores(results: list[Result], dealers: Iterable[str] | None = None,
     """
     if style not in CHICAGO_STYLES:
         raise ValueError(f"style must be one of {CHICAGO_STYLES}, not {style!r}")
-    dealer_list = list(dealers) if dealers is not None else [SEATS[i % 4] for i in range(len(results))]
+    dealer_list = list(dealers) if dealers is not None \
+        else [SEATS[i % 4] for i in range(len(results))]
     out: list[Pair] = []
     legs = {s: 0 for s in SIDES}
     for i, (result, dealer) in enumerate(zip(results, dealer_list, strict=True)):

@@ -3,8 +3,8 @@ and the batch tests' doubles (a fake page reader and a simple reconciler).
 
 The fake reader understands tiny text "scans": ``SHEET {json}`` becomes one page with
 a SheetReading and a drawn Table; ``SLEEP s`` sleeps; ``CRASH`` kills the worker
-process; ``SPAWN pidfile`` starts a long helper process; anything else is an unreadable file.  It is injected into the runner as a
-parameter (no monkeypatching of production code).
+process; ``SPAWN pidfile`` starts a long helper process; anything else is an unreadable file.
+It is injected into the runner as a parameter (no monkeypatching of production code).
 """
 
 from __future__ import annotations
@@ -38,9 +38,10 @@ SEATS = ("N", "E", "S", "W")
 
 # --------------------------------------------------------------------------- readings by hand
 def sheet(rows, total=None, winners="auto", probs=None) -> SheetReading:
-    """A reading of (ns, ew, cum_ns, cum_ew) tuples, dealers rotating from N, all read with certainty
-    unless ``probs`` gives candidate lists for (row index, column); the winners line names the pair
-    with the higher last cumulative unless ``winners`` says otherwise (None: the line was not read)."""
+    """A reading of (ns, ew, cum_ns, cum_ew) tuples, dealers rotating from N, all read with
+    certainty unless ``probs`` gives candidate lists for (row index, column); the winners line
+    names the pair with the higher last cumulative unless ``winners`` says otherwise (None: the
+    line was not read)."""
     probs = probs or {}
     if winners == "auto":
         last = rows[-1] if rows else (0, 0, 0, 0)
@@ -77,7 +78,8 @@ ROW_H, TOP, COL_X, COL_W = 40, 160, (60, 160, 330, 500, 670), (90, 160, 160, 160
 COLS = ("dealer",) + NUMBER_COLUMNS
 
 
-def sheet_bytes(rows: list[tuple], names=("Smith / Jones", "Brown / Reid"), unsure: dict | None = None,
+def sheet_bytes(rows: list[tuple], names=("Smith / Jones", "Brown / Reid"),
+                unsure: dict | None = None,
                 then_sleep: float = 0, then_blank: bool = False) -> bytes:
     """A fake scan: rows of (dealer, ns, ew, cum_ns, cum_ew); unsure maps "deal:col" to candidates;
     then_blank adds a blank page (the back of a duplex scan) after the sheet; then_sleep > 0 adds
@@ -103,7 +105,8 @@ def make_reading(source: str, spec: dict) -> SheetReading:
         cells = {}
         for col, v in zip(COLS, values, strict=True):
             cands = spec["unsure"].get(f"{deal}:{col}")
-            cells[col] = CellReading([tuple(c) for c in cands] if cands else [(v, 0.99)], blank=v == 0)
+            cells[col] = CellReading([tuple(c) for c in cands] if cands else [(v, 0.99)],
+                                     blank=v == 0)
         rows.append(RowReading(deal, cells))
     ns, ew = spec["names"]
     return SheetReading(source=source, rows=rows, names={"ns": ns, "ew": ew})
@@ -117,8 +120,10 @@ def make_table(source: str, n_rows: int) -> Table:
         y = TOP + r * ROW_H
         for col, x, cw in zip(COLS, COL_X, COL_W, strict=True):
             cv2.rectangle(img, (x, y), (x + cw, y + ROW_H), (40, 40, 40), 1)
-            cv2.putText(img, str(r + 1), (x + 8, y + 28), cv2.FONT_HERSHEY_SIMPLEX, 0.7, (90, 60, 20), 2)
-            cells.append(CellImage(key=col, row=str(r + 1), image=np.full((ROW_H, cw), 255, np.uint8),
+            cv2.putText(img, str(r + 1), (x + 8, y + 28), cv2.FONT_HERSHEY_SIMPLEX, 0.7,
+                        (90, 60, 20), 2)
+            cells.append(CellImage(key=col, row=str(r + 1),
+                                   image=np.full((ROW_H, cw), 255, np.uint8),
                                    quad=np.zeros((4, 2), np.float32), box=(x, y, cw, ROW_H)))
     page = Page(source=source, index=0, image=img)
     return Table(straight=StraightPage(page=page, image=img, to_original=np.eye(3)), cells=cells)
@@ -143,7 +148,8 @@ def fake_reader(path: str | None, data: bytes | None = None, name: str | None = 
                       table=make_table(source, len(spec["rows"])))
     page = 1
     if spec.get("then_blank"):
-        yield PageOutcome(source=source, page=page, error=f"{source} page 2: blank page", blank_back=True)
+        yield PageOutcome(source=source, page=page, error=f"{source} page 2: blank page",
+                          blank_back=True)
         page += 1
     if spec.get("then_sleep"):  # a page that takes this long
         time.sleep(spec["then_sleep"])
@@ -165,7 +171,8 @@ def simple_reconciler(reading: SheetReading, rules=None) -> ReconciledSheet:
             expected = prev + int(values[side] or 0)
             if values[f"cum_{side}"] != expected:
                 flags.append(Flag("cumulative", f"deal {row.deal}: {side} cumulative "
-                                  f"{values[f'cum_{side}']}, but {prev} + {values[side]} = {expected}",
+                                  f"{values[f'cum_{side}']}, but {prev} + {values[side]} "
+                                  f"= {expected}",
                                   deal=row.deal, side=side, written=values[f"cum_{side}"],
                                   expected=expected))
         cn, ce = int(values["cum_ns"] or 0), int(values["cum_ew"] or 0)
@@ -178,4 +185,5 @@ def simple_reconciler(reading: SheetReading, rules=None) -> ReconciledSheet:
     winners = None if cn == ce else ("ns" if cn > ce else "ew")
     return ReconciledSheet(source=reading.source, rows=out_rows, totals={"ns": cn, "ew": ce},
                            names=dict(reading.names), winners=winners, flags=flags, review=review,
-                           explanations={r.deal: [{"text": f"deal {r.deal} scored"}] for r in reading.rows})
+                           explanations={r.deal: [{"text": f"deal {r.deal} scored"}]
+                                         for r in reading.rows})

@@ -196,7 +196,8 @@ class ReconcileSettings:
     def values(self) -> dict[str, object]:
         """Every setting as "group.field" -> value."""
         return {f"{g.name}.{f.name}": getattr(getattr(self, g.name), f.name)
-                for g in dataclasses.fields(self) for f in dataclasses.fields(getattr(self, g.name))}
+                for g in dataclasses.fields(self)
+                for f in dataclasses.fields(getattr(self, g.name))}
 
 
 DEFAULT = ReconcileSettings()

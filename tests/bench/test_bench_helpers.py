@@ -51,8 +51,8 @@ def test_bench_reconcile_write_keeps_the_hand_written_history():
 
 def test_ablation_tables_cache_is_made_again_when_the_table_code_changes(monkeypatch, tmp_path):
     """bench_reader_ablation keeps each range's tables in bench/_work by the digest of the code
-    that made them: after a change to that code (round 22 changed how the names/winners fields
-    are found) the old tables must not be measured again."""
+    that made them: after a change to that code (e.g. to how the names/winners fields are found)
+    the old tables must not be measured again."""
     import types
 
     import bench.bench_reader_ablation as ablation

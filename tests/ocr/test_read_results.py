@@ -72,4 +72,5 @@ def test_cli_and_batch_give_the_same_object_for_a_real_scan(tmp_path):
     record = process_scan(ScanInput(source=str(scan), name=scan.name, sha256="0" * 64, data=data),
                           tmp_path, None, None, None)
     assert record.status == "done" and len(record.sheets) == 1
-    assert json.dumps(record.sheets[0].result, sort_keys=True) == json.dumps(printed, sort_keys=True)
+    stored = record.sheets[0].result
+    assert json.dumps(stored, sort_keys=True) == json.dumps(printed, sort_keys=True)

@@ -454,8 +454,8 @@ def test_total_row_mistake_against_a_close_misread_goes_to_review():
 
 def test_total_row_read_fairly_surely_is_flagged_once_a_mistake_is_likelier_than_a_misread():
     """A wrong Total row read 0.95 (5 % "none of these"), the cumulatives sure: a mistake ~0.7
-    probable, flagged (round 14: TOTAL_FLAG_AT 0.5; it went to review at 0.8); read only 0.8 sure,
-    the misread is likelier and it goes to review."""
+    probable, flagged (VerdictSettings.total_flag_at 0.5); read only 0.8 sure, the misread is
+    likelier and it goes to review."""
     reading = sheet(running(SEED_001), total=(990, 1460))
     reading.total.cells["cum_ew"] = CellReading([(1560, 0.95), (None, 0.05)])
     result = reconcile(reading, explain=False)
@@ -472,10 +472,8 @@ def test_a_lone_miscopied_cumulative_needs_more_evidence_than_a_carried_slip():
     """330 written as 300 on deal 5, read 0.95 (5 % "none of these"). Alone (later rows right
     again) it is exactly what one misread cell looks like: its posterior stays at ~0.72, below the
     copy threshold, and it goes to review; carried forward (every later N/S cumulative 30 short)
-    no single misread explains it, so it is flagged. The copy threshold was 0.9 above FLAG_AT's
-    0.8 until round 6 (measured then: false-flagged sheets 27 -> 21 of 88, no planted mistake
-    lost); with a hard sheet's candidates flattened before decoding (SHEET_TEMP), 0.8 for both measured better
-    (bench/RESULTS-reconcile.md)."""
+    no single misread explains it, so it is flagged (VerdictSettings.copy_flag_at; its history in
+    bench/HISTORY.md)."""
     COPY_FLAG_AT = ReconcileSettings().verdicts.copy_flag_at
 
     probs = {(4, "cum_ns"): [(300, 0.95), (None, 0.05)]}
@@ -531,7 +529,7 @@ def test_a_mistake_left_to_review_is_not_shown_as_believed():
     """A lone miscopy that goes to review (see above) is not believed: the row shows the value
     the arithmetic supports, and the review item names what was written. At the posteriors that
     keep a mistake out of the flags (0.5-0.8) a misread was three times likelier than a real
-    mistake on the generated sheets (bench/RESULTS-reconcile.md, round 7)."""
+    mistake on the generated sheets (bench/RESULTS-reconcile.md)."""
     lone = running(SEED_001)
     lone[4] = (60, 0, 300, 1130)
     result = reconcile(sheet(lone, probs={(4, "cum_ns"): [(300, 0.95), (None, 0.05)]}), explain=False)
@@ -579,13 +577,13 @@ def test_a_sure_reading_the_arithmetic_overrides_is_reviewed():
     # the others, together at most 1 (not the reader's 0.965 beside the decoder's 0.9)
     assert item.candidates[0][0] == 330 and 300 in [v for v, _ in item.candidates[1:]]
     assert sum(p for _, p in item.candidates) <= 1.0 + 1e-6
-    # ... nor one read 0.84 sure with the arithmetic's value at 0.023 (seed 100063, round 9's networks)
+    # ... nor one read 0.84 sure with the arithmetic's value at 0.023 (as on generated sheet 100063)
     result = reconcile(sheet(lone, probs={(4, "cum_ns"): [(300, 0.84), (200, 0.09), (None, 0.047), (330, 0.023)]}),
                        explain=False)
     assert result.rows[4].values["cum_ns"] == 330 and flags_of(result, "cumulative") == []
     item = next(r for r in result.review if (r.deal, r.column) == (5, "cum_ns"))
     assert item.reason == "read as 300, but the arithmetic gives 330"
-    # ... nor one read only 0.57 sure with the arithmetic's value at 0.023 (seed 90049, round 15)
+    # ... nor one read only 0.57 sure with the arithmetic's value at 0.023 (generated sheet 90049)
     result = reconcile(sheet(lone, probs={(4, "cum_ns"): [(300, 0.57), (200, 0.15), (None, 0.113), (100, 0.09),
                                                           (330, 0.023)]}), explain=False)
     assert result.rows[4].values["cum_ns"] == 330 and flags_of(result, "cumulative") == []
@@ -702,7 +700,7 @@ def test_misread_shape():
 
 def test_a_misread_of_a_rare_shape_is_not_believed_as_readily():
     """A written number the reader reads as a value two swapped digits away is far rarer than one a
-    digit away (bench/RESULTS-reconcile.md, round 15): the same 0.95 reading of a lone miscopied
+    digit away (bench/RESULTS-reconcile.md): the same 0.95 reading of a lone miscopied
     cumulative is flagged when it is 1460's digits swapped, sent to review when one digit differs."""
     for written, flagged in ((1640, True), (1480, False)):
         rows = running(SEED_001)

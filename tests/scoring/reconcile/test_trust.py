@@ -56,7 +56,7 @@ def test_the_sheets_doubt_sets_the_floor_and_a_reading_without_one_is_taken_as_i
     easy = trusted(_sheet(0.0)).rows[0].cells
     assert _none(easy["ns"]) == pytest.approx(0.03)  # the reader's own "none of these", above the floor
     assert _none(easy["cum_ns"]) == pytest.approx(T.sure_floor)  # a sure cumulative (below)
-    old = _sheet(None)  # a reader before round 16 widened its lists itself
+    old = _sheet(None)  # an older reader widened its lists itself
     assert trusted(old) is old
 
 
