@@ -9,6 +9,7 @@ reported as :class:`Skipped`; files that cannot even be opened as :class:`InputP
 from __future__ import annotations
 
 import email
+import email.header
 import email.policy
 import email.utils
 import hashlib
@@ -21,8 +22,10 @@ from dataclasses import dataclass
 from email.message import EmailMessage
 from pathlib import Path
 
+from ocr.load import SNIFF_BYTES, sniff
+
 IMAGE_SUFFIXES = frozenset(
-    {".png", ".jpg", ".jpeg", ".jpe", ".tif", ".tiff", ".bmp", ".webp", ".gif",
+    {".png", ".jpg", ".jpeg", ".jpe", ".jfif", ".tif", ".tiff", ".bmp", ".webp", ".gif",
      ".pbm", ".pgm", ".ppm", ".pnm", ".heic", ".heif"}
 )
 SCAN_SUFFIXES = IMAGE_SUFFIXES | {".pdf"}
@@ -59,6 +62,7 @@ class Skipped:
     source: str
     reason: str
     message: bool = False
+    file: bool = False  # a file in a folder that is not a scan or e-mail (named on stderr)
     sender: str | None = None  # a message's headers (message=True)
     subject: str | None = None
     date: str | None = None
@@ -91,6 +95,20 @@ def safe_name(name: str | None, default: str = "attachment") -> str:
         stem, dot, suffix = name.rpartition(".")
         name = (stem[:100] + dot + suffix[:15]) if dot and len(suffix) <= 15 else name[:120]
     return name
+
+
+def shown(name: str) -> str:
+    """A file name as it may be printed in a log line: as it is when plain, else quoted with its
+    control characters escaped (Python's repr), so a name can never start a line of its own,
+    move the cursor, or hide a trailing space."""
+    plain = name.isprintable() and name == name.strip() and not any(q in name for q in "'\"") \
+        and ": " not in name
+    return name if plain and name else repr(name)
+
+
+def printable(text: str) -> str:
+    """``text`` with every control or invisible formatting character escaped: one log line stays one."""
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
 
 
 def sha256_file(path: Path) -> str:
@@ -138,13 +156,16 @@ def _walk(folder: Path, excluded: list[Path], problems: list[InputProblem]) -> I
 
 
 def _from_file(path: Path, explicit: bool) -> Iterator[Item]:
-    suffix = path.suffix.lower()
-    kind = _kind(path, suffix)
+    try:
+        kind = _kind(path)
+    except OSError as exc:
+        yield _problem(path, exc)
+        return
     if kind is None:
-        if explicit:  # named on the command line: let the reader say what is wrong with it
-            kind = "scan"
-        else:
+        if not explicit:
+            yield Skipped(str(path), "not an image, PDF or e-mail", file=True)
             return
+        kind = "scan"  # named on the command line: let the reader say what is wrong with it
     try:
         if kind == "eml":
             msg = email.message_from_bytes(path.read_bytes(), policy=email.policy.default)
@@ -154,27 +175,34 @@ def _from_file(path: Path, explicit: bool) -> Iterator[Item]:
         else:
             yield ScanInput(source=str(path), name=safe_name(path.name, "scan"),
                             sha256=sha256_file(path), path=str(path))
-    except FileNotFoundError:
-        yield InputProblem(str(path), "no such file")
-    except PermissionError:
-        yield InputProblem(str(path), "permission denied")
     except (OSError, mailbox.Error, ValueError) as exc:
-        yield InputProblem(str(path), f"cannot read: {exc}")
+        yield _problem(path, exc)
 
 
-def _kind(path: Path, suffix: str) -> str | None:
+def _problem(path: Path, exc: Exception) -> InputProblem:
+    if isinstance(exc, FileNotFoundError):
+        return InputProblem(str(path), "no such file")
+    if isinstance(exc, PermissionError):
+        return InputProblem(str(path), "permission denied")
+    return InputProblem(str(path), f"cannot read: {exc}")
+
+
+def _kind(path: Path) -> str | None:
+    """"scan", "eml", "mbox" or None (not something to read).  The content decides (magic bytes);
+    a scan's suffix on a file whose content is not one makes it a scan all the same, and the
+    reader says what is wrong with it (empty, truncated...)."""
+    with path.open("rb") as fh:
+        head = fh.read(SNIFF_BYTES)
+    if sniff(head) is not None:
+        return "scan"
+    suffix = path.suffix.lower().strip()  # "scan.jpg " is a JPEG's name too
     if suffix in SCAN_SUFFIXES:
         return "scan"
     if suffix in EML_SUFFIXES:
         return "eml"
     if suffix in MBOX_SUFFIXES:
         return "mbox"
-    if path.is_file() and (suffix == "" or path.parent.name in ("cur", "new")):  # mbox, Maildir
-        try:
-            with path.open("rb") as fh:
-                head = fh.read(200)
-        except OSError:
-            return None
+    if suffix == "" or path.parent.name in ("cur", "new"):  # mbox, Maildir
         if head.startswith(b"From "):
             return "mbox"
         if _HEADER_LINE.match(head):
@@ -263,14 +291,27 @@ def _image_size(data: bytes) -> tuple[int, int] | None:
 
 
 def _header(msg: EmailMessage, key: str) -> str | None:
+    """A header's value on one line.  One the parser had to repair (a malformed address: two @,
+    a missing bracket) is kept as written, encoded words decoded, so no part of it is lost."""
     try:
         value = msg.get(key)
     except Exception:  # a header the e-mail parser cannot decode
-        return None
+        value = None
+    raw = next((v for k, v in msg.raw_items() if k.lower() == key.lower()), None)
+    if raw is not None and (value is None or getattr(value, "defects", ())):
+        value = _decoded(raw)
     if value is None:
         return None
     text = re.sub(r"\s+", " ", str(value)).strip()
     return text or None
+
+
+def _decoded(raw: str) -> str:
+    """A raw header with its encoded words (=?utf-8?q?...?=) decoded, as far as they decode."""
+    try:
+        return str(email.header.make_header(email.header.decode_header(raw)))
+    except Exception:
+        return raw
 
 
 def _date(msg: EmailMessage) -> str | None:

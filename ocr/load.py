@@ -10,6 +10,7 @@ homography, so cell outlines land on ``Page.image``.
 from __future__ import annotations
 
 import io
+import re
 import struct
 import warnings
 from pathlib import Path
@@ -62,6 +63,38 @@ def _read_bytes(path: Path, source: str) -> bytes:
 
 def _looks_like_pdf(data: bytes) -> bool:
     return b"%PDF-" in data[:1024]
+
+
+SNIFF_BYTES = 1024  # how much of a file's start :func:`sniff` needs
+_HEIF_BRANDS = (b"heic", b"heix", b"hevc", b"hevx", b"heim", b"heis", b"hevm", b"hevs", b"mif1", b"msf1")
+_BMP_HEADERS = (12, 40, 52, 56, 64, 108, 124)  # the sizes of the DIB headers BMP files use
+
+
+def sniff(head: bytes) -> str | None:
+    """The format a file starting with ``head`` (its first SNIFF_BYTES) is in, by its magic
+    bytes, whatever its name: "PDF", "PNG", "JPEG", "TIFF", "BMP", "GIF", "WEBP", "PNM", "HEIF";
+    None for anything else.  Folders are read by content, so a .jfif, a file without a suffix
+    or a name ending in a space is not missed."""
+    if _looks_like_pdf(head):
+        return "PDF"
+    if head.startswith(b"\x89PNG\r\n\x1a\n"):
+        return "PNG"
+    if head.startswith(b"\xff\xd8\xff"):
+        return "JPEG"
+    if head[:4] in (b"II*\0", b"MM\0*"):
+        return "TIFF"
+    if head.startswith(b"BM") and len(head) >= 18 and int.from_bytes(head[14:18], "little") in _BMP_HEADERS:
+        return "BMP"
+    if head[:6] in (b"GIF87a", b"GIF89a"):
+        return "GIF"
+    if head[:4] == b"RIFF" and head[8:12] == b"WEBP":
+        return "WEBP"
+    if re.match(rb"P[1-6]\s+(#[^\n]*\s+)*\d", head):
+        return "PNM"
+    if head[4:8] == b"ftyp" and (head[8:12] in _HEIF_BRANDS or any(
+            head[i:i + 4] in _HEIF_BRANDS for i in range(16, min(len(head), int.from_bytes(head[:4], "big")), 4))):
+        return "HEIF"
+    return None
 
 
 # --------------------------------------------------------------------------- images

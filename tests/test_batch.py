@@ -14,7 +14,7 @@ from test_batch_fakes import consistent_rows, fake_reader, sheet_bytes, simple_r
 from batch.audit import audit
 from batch.export import CSV_COLUMNS, write_csv
 from batch.inputs import collect_inputs
-from batch.ledger import LEDGER_NAME, Ledger
+from batch.ledger import LEDGER_NAME, SCHEMA_VERSION, Ledger
 from batch.runner import BatchOptions, run_batch
 
 GOOD = consistent_rows([(0, 370), (120, 0), (0, 60), (530, 0), (0, 0), (90, 100)])
@@ -195,7 +195,7 @@ def test_ledger_schema_and_stored_reading_round_trip(tmp_path):
     db = sqlite3.connect(out / LEDGER_NAME)
     tables = {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
     assert {"schema_version", "scans", "sheets", "readings", "matches", "flags", "reviews"} <= tables
-    assert db.execute("SELECT version FROM schema_version").fetchall() == [(1,)]
+    assert db.execute("SELECT version FROM schema_version").fetchall() == [(SCHEMA_VERSION,)]
     (stored,) = [json.loads(r[0]) for r in db.execute(
         "SELECT reading FROM readings JOIN sheets ON sheets.id = readings.sheet_id "
         "JOIN scans ON scans.id = sheets.scan_id WHERE scans.source LIKE '%c.png'")]

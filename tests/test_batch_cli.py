@@ -26,12 +26,13 @@ def test_missing_input_is_bad_usage(tmp_path, capsys):
     assert "no such file or folder" in capsys.readouterr().err
 
 
-def test_unusable_output_folder_is_bad_usage(tmp_path, capsys):
+def test_an_output_folder_that_cannot_be_made_exits_5(tmp_path, capsys):
+    """README: 5 when the output folder cannot be written (more cases in tests/hostile/)."""
     blocker = tmp_path / "file"
     blocker.write_text("x")
     (tmp_path / "a.png").write_bytes(b"x")
-    assert cli.main(["batch", str(tmp_path / "a.png"), "--out", str(blocker / "out")]) == 2
-    assert "cannot use output folder" in capsys.readouterr().err
+    assert cli.main(["batch", str(tmp_path / "a.png"), "--out", str(blocker / "out")]) == cli.ExitCode.WRITE_FAILED
+    assert "cannot write output folder" in capsys.readouterr().err
 
 
 def test_failed_inputs_exit_3_and_are_listed(tmp_path, capsys):

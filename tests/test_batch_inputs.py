@@ -136,8 +136,10 @@ def test_folders_recurse_and_skip_hidden_other_files_and_the_output_folder(tmp_p
     (tmp_path / "in" / "out" / "sheets" / "old.jpg").write_bytes(scan_png(seed=7))
     (tmp_path / "in" / "week1" / "loop").symlink_to(tmp_path / "in", target_is_directory=True)
     items = list(collect_inputs([tmp_path / "in"], exclude=[tmp_path / "in" / "out"]))
-    assert [i.name for i in items] == ["b.PDF", "a.png"]
-    assert all(isinstance(i, ScanInput) and i.path for i in items)
+    assert [i.name for i in items if isinstance(i, ScanInput)] == ["b.PDF", "a.png"]
+    assert all(i.path for i in items if isinstance(i, ScanInput))
+    # a file that is not a scan is named, not silently passed over (hidden ones are not entered)
+    assert [(i.source, i.file) for i in items if isinstance(i, Skipped)] == [(str(tmp_path / "in" / "readme.txt"), True)]
 
 
 def test_explicit_unknown_file_is_passed_on_and_unreadable_is_a_problem(tmp_path):
