@@ -144,27 +144,24 @@ def read_sheets(path: str, rules=None) -> list[dict]:
 
     results: list[dict] = []
     try:
-        outcomes = list(read_file(path))
+        for outcome in read_file(path):  # one page at a time: no page is kept once reconciled
+            if outcome.blank_back:  # the blank back of a scanned sheet: nothing to read, nothing wrong
+                print(f"rubberscan read: {outcome.error}: skipped", file=sys.stderr)
+            elif outcome.error is not None:
+                results.append({"source": path, "error": outcome.error, "page": outcome.page + 1})
+            else:
+                try:
+                    sheet = reconcile(outcome.reading, rules=rules)
+                    obj = sheet.to_json(with_explanations=True)
+                    obj["source"] = path
+                except Exception as exc:  # noqa: BLE001
+                    obj = {"source": path, "error": f"internal error: {type(exc).__name__}: {exc}"}
+                obj["page"] = outcome.page + 1
+                results.append(obj)
     except Exception as exc:  # noqa: BLE001 - one bad file never stops the others
-        return [{"source": path, "error": f"internal error: {type(exc).__name__}: {exc}"}]
-    for outcome in outcomes:
-        if outcome.blank_back:  # the blank back of a scanned sheet: nothing to read, nothing wrong
-            print(f"rubberscan read: {outcome.error}: skipped", file=sys.stderr)
-    outcomes = [o for o in outcomes if not o.blank_back]
-    multi = len(outcomes) > 1
-    for outcome in outcomes:
-        if outcome.error is not None:
-            obj = {"source": path, "error": outcome.error}
-        else:
-            try:
-                sheet = reconcile(outcome.reading, rules=rules)
-                obj = sheet.to_json(with_explanations=True)
-                obj["source"] = path
-            except Exception as exc:  # noqa: BLE001
-                obj = {"source": path, "error": f"internal error: {type(exc).__name__}: {exc}"}
-        if multi:
-            obj["page"] = outcome.page + 1
-        results.append(obj)
+        results.append({"source": path, "error": f"internal error: {type(exc).__name__}: {exc}"})
+    if len(results) == 1:  # "page" only where a file gave several sheets
+        results[0].pop("page", None)
     return results
 
 
