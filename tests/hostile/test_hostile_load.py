@@ -8,7 +8,6 @@ import json
 import os
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import numpy as np
@@ -27,21 +26,16 @@ SIDE = (10_000, 7_900)  # 79 megapixels a frame, just under the per-page limit
 
 
 def _peak_mb(path: Path, timeout: float = 300) -> tuple[float, str]:
-    """Peak resident memory (MB) of `rubberscan read PATH` in a process of its own, and its stdout."""
+    """Peak resident memory (MB) of `rubberscan read PATH` in a process of its own, as the process
+    itself sees it on the way out (VmHWM; wait4's figure would count this test process's memory,
+    inherited at the fork), and its stdout."""
+    from bench.bench_hostile_memory import WRAP
+
     env = dict(os.environ, OMP_NUM_THREADS="1", OMP_THREAD_LIMIT="1")
-    proc = subprocess.Popen([sys.executable, str(ROOT / "cli.py"), "read", "--format", "jsonl", str(path)],
-                            cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
-    out = proc.stdout.read().decode()
-    deadline = time.monotonic() + timeout
-    while True:
-        pid, _, usage = os.wait4(proc.pid, os.WNOHANG)
-        if pid:
-            proc.returncode = 0
-            return usage.ru_maxrss / 1024, out
-        if time.monotonic() > deadline:
-            proc.kill()
-            raise AssertionError(f"read of {path} took over {timeout} s")
-        time.sleep(0.05)
+    proc = subprocess.run([sys.executable, "-c", WRAP, str(ROOT / "cli.py"), "read", "--format", "jsonl",
+                           str(path)], cwd=ROOT, env=env, capture_output=True, text=True, timeout=timeout)
+    (kb,) = [int(line.split()[1]) for line in proc.stderr.splitlines() if line.startswith("PEAK_KB ")]
+    return kb / 1024, proc.stdout
 
 
 def _blank_tiff(path: Path, frames: int) -> Path:
