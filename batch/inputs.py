@@ -123,6 +123,8 @@ def collect_inputs(paths: Iterable[str | Path], exclude: Iterable[str | Path] = 
     """Expand ``paths`` (files, folders recursively, .eml, mbox) into items, in order.
 
     Folders under any ``exclude`` path (e.g. the batch's own output folder) are not entered.
+    Each item's ``source`` (what the report, the ledger and the per-sheet JSON show) is the path
+    relative to what was given (see :func:`shown_path`): no folder of the organiser's machine.
     """
     for raw in paths:
         path = Path(raw)
@@ -130,10 +132,26 @@ def collect_inputs(paths: Iterable[str | Path], exclude: Iterable[str | Path] = 
         if path.is_dir():
             problems: list[InputProblem] = []
             for child in sorted(_walk(path, excluded, problems)):
-                yield from _from_file(child, explicit=False)
-            yield from problems
+                yield from _from_file(child, explicit=False, source=shown_path(child, path))
+            for problem in problems:
+                problem.source = shown_path(Path(problem.source), path)
+                yield problem
         else:
-            yield from _from_file(path, explicit=True)
+            yield from _from_file(path, explicit=True, source=shown_path(path, path))
+
+
+def shown_path(path: Path, given: Path) -> str:
+    """How ``path``, found under the command-line argument ``given``, is shown: as given when
+    ``given`` is relative and stays below the current folder (``scans/week1/a.png``), else from
+    the given folder's or file's own name on (``/home/org/scans`` -> ``scans/week1/a.png``)."""
+    if not given.is_absolute() and ".." not in given.parts:
+        return str(path)
+    top = given.resolve()
+    try:
+        inside = path.resolve().relative_to(top) if path != given else Path()
+    except ValueError:  # a symlink out of the folder: its name under the folder
+        inside = path.relative_to(given) if path.is_relative_to(given) else Path(path.name)
+    return str(Path(top.name) / inside) if top.name else str(inside)
 
 
 def _walk(folder: Path, excluded: list[Path], problems: list[InputProblem]) -> Iterator[Path]:
@@ -155,36 +173,37 @@ def _walk(folder: Path, excluded: list[Path], problems: list[InputProblem]) -> I
             yield child
 
 
-def _from_file(path: Path, explicit: bool) -> Iterator[Item]:
+def _from_file(path: Path, explicit: bool, source: str | None = None) -> Iterator[Item]:
+    source = str(path) if source is None else source
     try:
         kind = _kind(path)
     except OSError as exc:
-        yield _problem(path, exc)
+        yield _problem(source, exc)
         return
     if kind is None:
         if not explicit:
-            yield Skipped(str(path), "not an image, PDF or e-mail", file=True)
+            yield Skipped(source, "not an image, PDF or e-mail", file=True)
             return
         kind = "scan"  # named on the command line: let the reader say what is wrong with it
     try:
         if kind == "eml":
             msg = email.message_from_bytes(path.read_bytes(), policy=email.policy.default)
-            yield from message_scans(msg, container=str(path))
+            yield from message_scans(msg, container=source)
         elif kind == "mbox":
-            yield from _mbox_scans(path)
+            yield from _mbox_scans(path, source)
         else:
-            yield ScanInput(source=str(path), name=safe_name(path.name, "scan"),
+            yield ScanInput(source=source, name=safe_name(path.name, "scan"),
                             sha256=sha256_file(path), path=str(path))
     except (OSError, mailbox.Error, ValueError) as exc:
-        yield _problem(path, exc)
+        yield _problem(source, exc)
 
 
-def _problem(path: Path, exc: Exception) -> InputProblem:
+def _problem(source: str, exc: Exception) -> InputProblem:
     if isinstance(exc, FileNotFoundError):
-        return InputProblem(str(path), "no such file")
+        return InputProblem(source, "no such file")
     if isinstance(exc, PermissionError):
-        return InputProblem(str(path), "permission denied")
-    return InputProblem(str(path), f"cannot read: {exc}")
+        return InputProblem(source, "permission denied")
+    return InputProblem(source, f"cannot read: {exc}")
 
 
 def _kind(path: Path) -> str | None:
@@ -210,12 +229,12 @@ def _kind(path: Path) -> str | None:
     return None
 
 
-def _mbox_scans(path: Path) -> Iterator[Item]:
+def _mbox_scans(path: Path, source: str) -> Iterator[Item]:
     box = mailbox.mbox(path, create=False)
     try:
         for i, key in enumerate(box.keys()):
             msg = email.message_from_bytes(box.get_bytes(key), policy=email.policy.default)
-            yield from message_scans(msg, container=f"{path} #{i + 1}")
+            yield from message_scans(msg, container=f"{source} #{i + 1}")
     finally:
         box.close()
 

@@ -89,13 +89,13 @@ def test_an_email_without_a_scan_is_listed(tmp_path, capsys):
     out = tmp_path / "out"
     assert cli.main(["batch", str(eml), "--out", str(out), "--quiet", "--jobs", "1"]) == 0
     err = capsys.readouterr().err
-    assert f"no scan: {eml}: no scan attached (from pat@club.example, 'Re: week 12')" in err
+    assert f"no scan: {eml.name}: no scan attached (from pat@club.example, 'Re: week 12')" in err
     assert "0 failed, 1 e-mail without a scan" in err
     # kept in the ledger and listed in the report (who sent no sheet), once however often it is seen
     assert cli.main(["batch", str(eml), "--out", str(out), "--quiet", "--jobs", "1"]) == 0
     with Ledger(out / LEDGER_NAME) as ledger:
         (kept,) = ledger.messages()
-    assert (kept["source"], kept["sender"], kept["subject"]) == (str(eml), "pat@club.example", "Re: week 12")
+    assert (kept["source"], kept["sender"], kept["subject"]) == (eml.name, "pat@club.example", "Re: week 12")
     report = (out / "report.html").read_text()
     assert "E-mails without a scan" in report and "pat@club.example" in report and "Re: week 12" in report
 

@@ -31,7 +31,7 @@ def test_scans_are_found_by_content_whatever_their_names(tmp_path):
     found = sorted(i.name for i in items if isinstance(i, ScanInput))
     assert found == ["no-suffix", "phone.jfif", "renamed.txt", "trailing.jpg", "upper.JPEG"]
     skipped = sorted(i.source for i in items if isinstance(i, Skipped))
-    assert skipped == [str(folder / "notes.txt"), str(folder / "truth.json")]
+    assert skipped == ["in/notes.txt", "in/truth.json"]
 
 
 def test_every_skipped_file_is_named_on_stderr(tmp_path, capsys):
@@ -42,8 +42,8 @@ def test_every_skipped_file_is_named_on_stderr(tmp_path, capsys):
     (folder / "bad.png").write_bytes(b"")  # a scan's name: the reader says it is empty
     assert cli.main(["batch", str(folder), "--out", str(tmp_path / "out"), "--quiet"]) == 3
     err = capsys.readouterr().err
-    assert f"skipped: {folder / 'notes.txt'}: not an image, PDF or e-mail" in err
-    assert f"skipped: {str(folder / ('odd' + chr(10) + 'name'))!r}: not an image, PDF or e-mail" in err
+    assert "skipped: in/notes.txt: not an image, PDF or e-mail" in err
+    assert "skipped: 'in/odd\\nname': not an image, PDF or e-mail" in err
     assert "2 files skipped (not a scan or e-mail: named above)" in err
     assert "failed: " in err and "bad.png" in err
 
@@ -66,3 +66,28 @@ def test_a_malformed_from_keeps_the_address():
                                        policy=email.policy.default)
         (item,) = message_scans(msg, container="m.eml")
         assert isinstance(item, Skipped) and address in item.sender and address in item.reason
+
+
+def test_no_folder_of_the_organisers_machine_in_the_report_or_sheet_files(tmp_path):
+    from test_batch_fakes import consistent_rows, fake_reader, sheet_bytes, simple_reconciler
+
+    from batch.runner import BatchOptions, run_batch
+
+    folder = tmp_path / "club" / "scans"
+    (folder / "week1").mkdir(parents=True)
+    (folder / "week1" / "a.png").write_bytes(sheet_bytes(consistent_rows([(0, 370), (120, 0)])))
+    (folder / "b.png").write_bytes(b"junk")
+    mail = tmp_path / "club" / "week2.eml"
+    mail.write_text("From: pat@club.example\nSubject: no sheet\n\nsorry\n")
+    out = tmp_path / "out"
+    run_batch(collect_inputs([folder, mail], exclude=[out]), BatchOptions(out_dir=out, jobs=1, progress=False),
+              reader=fake_reader, reconciler=simple_reconciler)  # absolute paths, as a shell expands ~
+    written = [out / "report.html", *(out / "sheets").glob("*.json"), *(out / "sheets").glob("*.html")]
+    assert len(written) == 4  # the report; a.png's JSON and page; b.png's page (failed)
+    for path in written:
+        text = path.read_text()
+        assert str(tmp_path) not in text, path
+    report = (out / "report.html").read_text()
+    assert "scans/week1/a.png" in report and "scans/b.png" in report and "week2.eml" in report
+    (sheet_json,) = (out / "sheets").glob("*.json")
+    assert '"source": "scans/week1/a.png"' in sheet_json.read_text()
