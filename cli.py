@@ -106,7 +106,7 @@ def _screen_notation(text: str) -> tuple[str, list[tuple[int, str]]]:
 
 
 # --------------------------------------------------------------------------- read
-SCAN_SUFFIXES = {".png", ".jpg", ".jpeg", ".tif", ".tiff", ".bmp", ".webp", ".gif", ".pdf",
+SCAN_SUFFIXES = {".png", ".jpg", ".jpeg", ".jfif", ".tif", ".tiff", ".bmp", ".webp", ".gif", ".pdf",
                  ".heic", ".heif", ".pbm", ".pgm", ".ppm", ".jp2"}
 
 
@@ -130,11 +130,23 @@ def expand_paths(paths: list[str]) -> list[str]:
     for raw in paths:
         path = Path(raw)
         if path.is_dir():
-            out.extend(str(f) for f in sorted(path.rglob("*"))
-                       if f.is_file() and f.suffix.lower() in SCAN_SUFFIXES)
+            out.extend(str(f) for f in sorted(path.rglob("*")) if f.is_file() and _is_scan(f))
         else:
             out.append(raw)
     return out
+
+
+def _is_scan(path) -> bool:
+    """A scan by its suffix or, whatever its name (.jfif, none, a trailing space), by its content."""
+    from ocr.load import SNIFF_BYTES, sniff
+
+    if path.suffix.lower().strip() in SCAN_SUFFIXES:
+        return True
+    try:
+        with path.open("rb") as fh:
+            return sniff(fh.read(SNIFF_BYTES)) is not None
+    except OSError:
+        return False
 
 
 def read_sheets(path: str, rules=None) -> list[dict]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import email
 import email.policy
 import io
+from pathlib import Path
 
 import numpy as np
 from PIL import Image
@@ -91,3 +92,11 @@ def test_no_folder_of_the_organisers_machine_in_the_report_or_sheet_files(tmp_pa
     assert "scans/week1/a.png" in report and "scans/b.png" in report and "week2.eml" in report
     (sheet_json,) = (out / "sheets").glob("*.json")
     assert '"source": "scans/week1/a.png"' in sheet_json.read_text()
+
+
+def test_read_finds_scans_in_folders_by_content_too(tmp_path):
+    for name in ("phone.jfif", "no-suffix", "trailing.jpg "):
+        (tmp_path / name).write_bytes(_jpeg())
+    (tmp_path / "notes.txt").write_text("club notes")
+    found = sorted(Path(p).name for p in cli.expand_paths([str(tmp_path)]))
+    assert found == ["no-suffix", "phone.jfif", "trailing.jpg "]
