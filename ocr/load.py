@@ -52,6 +52,9 @@ def iter_pages(path: str | Path, data: bytes | None = None, name: str | None = N
     found in a later page is raised when that page is reached."""
     source = name or str(path)
     if data is None:
+        head = _read_bytes(Path(path), source, SNIFF_BYTES)
+        if head and _looks_like_pdf(head):  # PDFium reads the file as it needs it, not all at once
+            return _pdf_pages(str(path), source, settings)
         data = _read_bytes(Path(path), source)
     if not data:
         raise InputError(f"{source}: empty file (0 bytes)")
@@ -60,11 +63,13 @@ def iter_pages(path: str | Path, data: bytes | None = None, name: str | None = N
     return _image_pages(data, source, settings)
 
 
-def _read_bytes(path: Path, source: str) -> bytes:
+def _read_bytes(path: Path, source: str, limit: int = -1) -> bytes:
+    """The file's bytes (its first ``limit`` bytes when given)."""
     try:
         if path.is_dir():
             raise InputError(f"{source}: is a folder, not a file")
-        return path.read_bytes()
+        with path.open("rb") as fh:
+            return fh.read(limit)
     except FileNotFoundError:
         raise InputError(f"{source}: no such file") from None
     except PermissionError:
@@ -322,8 +327,9 @@ PDF_ERRORS = {  # pypdfium2's error codes, in words (PDFium's own can say "Succe
 }
 
 
-def _pdf_pages(data: bytes, source: str, settings: LoadSettings) -> Iterator[Page]:
-    """Open the PDF and check it as a whole (pages, pixels in all) before rendering any page."""
+def _pdf_pages(data: bytes | str, source: str, settings: LoadSettings) -> Iterator[Page]:
+    """Open the PDF (its bytes, or its path) and check it as a whole (pages, pixels in all)
+    before rendering any page."""
     import pypdfium2 as pdfium
 
     try:
