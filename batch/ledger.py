@@ -213,6 +213,17 @@ class LedgerSheet:
     rules: dict | None = None
 
 
+def _said(path: Path, exc: sqlite3.Error) -> Exception:
+    """An sqlite3 error as the exception to raise, with the ledger's path."""
+    msg = str(exc)
+    if "locked" in msg or "busy" in msg:
+        return LedgerBusy(f"{path}: the ledger is in use by another program ({msg})")
+    if isinstance(exc, sqlite3.OperationalError) and any(
+            k in msg for k in ("readonly", "read-only", "full", "disk I/O", "unable to open")):
+        return LedgerWriteError(f"{path}: cannot write the ledger ({msg})")
+    return LedgerError(f"{path}: the ledger is damaged or unreadable ({msg})")
+
+
 def _sqlite_errors_said(cls):
     """Every public method of ``cls`` turns an sqlite3 error into LedgerWriteError (cannot write)
     or LedgerError (damaged), with the ledger's path: never a bare sqlite3 traceback."""
@@ -223,13 +234,7 @@ def _sqlite_errors_said(cls):
             try:
                 return fn(self, *args, **kwargs)
             except sqlite3.Error as exc:
-                msg = str(exc)
-                if "locked" in msg or "busy" in msg:
-                    raise LedgerBusy(f"{self.path}: the ledger is in use by another program ({msg})") from None
-                if isinstance(exc, sqlite3.OperationalError) and any(
-                        k in msg for k in ("readonly", "read-only", "full", "disk I/O", "unable to open")):
-                    raise LedgerWriteError(f"{self.path}: cannot write the ledger ({msg})") from None
-                raise LedgerError(f"{self.path}: the ledger is damaged or unreadable ({msg})") from None
+                raise _said(self.path, exc) from None
         return guarded
 
     for name, fn in list(vars(cls).items()):
@@ -275,11 +280,16 @@ class Ledger:
                 self._check(readonly)
             if not readonly:
                 self._migrate(new=not exists)
-        except (sqlite3.DatabaseError, LedgerError) as exc:
+                self._probe_write()
+        except LedgerError:
             self.close()
-            if isinstance(exc, LedgerError):
-                raise
-            raise LedgerError(f"{self.path}: not a usable ledger ({exc})") from None
+            raise
+        except sqlite3.DatabaseError as exc:
+            self.close()
+            said = _said(self.path, exc)
+            if type(said) is LedgerError:
+                raise LedgerError(f"{self.path}: not a usable ledger ({exc})") from None
+            raise said from None
 
     def __enter__(self) -> Ledger:
         return self
@@ -329,6 +339,16 @@ class Ledger:
                 UPDATE scans SET retry = 1 WHERE failures > 0 AND EXISTS (SELECT 1 FROM sheets sh
                     WHERE sh.scan_id = scans.id AND ({_RETRY_SQL}));
                 UPDATE schema_version SET version = {SCHEMA_VERSION};""")
+
+    def _probe_write(self) -> None:
+        """Write (and roll back) the header's user version: a ledger that cannot be written (a
+        read-only file or folder) says so now, before a batch reads anything, not at its first result."""
+        (version,) = self.db.execute("PRAGMA user_version").fetchone()
+        try:
+            self.db.executescript(f"BEGIN IMMEDIATE; PRAGMA user_version = {int(version)}; ROLLBACK;")
+        finally:
+            if self.db.in_transaction:
+                self.db.rollback()
 
     def _script(self, sql: str) -> None:
         """Run ``sql`` as one transaction: all of it or none of it."""

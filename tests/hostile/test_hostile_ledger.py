@@ -15,7 +15,15 @@ from test_batch_fakes import consistent_rows, fake_reader, sheet_bytes, simple_r
 
 import cli
 from batch.inputs import collect_inputs
-from batch.ledger import LEDGER_NAME, SCHEMA_VERSION, Ledger, LedgerBusy, LedgerError, ScanRecord
+from batch.ledger import (
+    LEDGER_NAME,
+    SCHEMA_VERSION,
+    Ledger,
+    LedgerBusy,
+    LedgerError,
+    LedgerWriteError,
+    ScanRecord,
+)
 from batch.runner import BatchOptions, run_batch
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -133,7 +141,8 @@ def read_only(tmp_path):
         pytest.skip("running as root without chattr: no way to make a folder read-only for root")
 
     def make(folder: Path) -> None:
-        for p in sorted([folder, *folder.rglob("*")], key=lambda p: -len(p.parts)):
+        items = [folder, *folder.rglob("*")] if folder.is_dir() else [folder]
+        for p in sorted(items, key=lambda p: -len(p.parts)):
             if root:
                 subprocess.run(["chattr", "+i", str(p)], check=True, capture_output=True)
             else:
@@ -160,3 +169,26 @@ def test_audit_in_a_read_only_folder_is_a_clear_error(done, read_only):
     proc = subprocess.run([sys.executable, str(ROOT / "cli.py"), "export", str(out)], capture_output=True,
                           text=True, timeout=120)
     assert proc.returncode == 0 and proc.stdout.startswith("source,page"), proc.stderr  # reading is fine
+
+
+def test_a_read_only_ledger_stops_the_batch_before_any_reading_with_exit_5(done, read_only, capsys, tmp_path):
+    folder, out = done
+    (folder / "b.png").write_bytes(b"junk")  # something new to read
+    before = (out / LEDGER_NAME).read_bytes()
+    read_only(out / LEDGER_NAME)
+    calls = tmp_path / "reader-calls"
+
+    def counting_reader(path, data=None, name=None):
+        with calls.open("a") as fh:
+            fh.write(f"{name}\n")
+        return fake_reader(path, data, name)
+
+    with pytest.raises(LedgerWriteError, match="cannot write the ledger"):
+        run_batch(collect_inputs([folder], exclude=[out]),
+                  BatchOptions(out_dir=out, jobs=1, progress=False, force=True),
+                  reader=counting_reader, reconciler=simple_reconciler)
+    assert not calls.exists()  # stopped at the start, not after reading everything
+    assert cli.main(["batch", str(folder), "--out", str(out), "--quiet"]) == cli.ExitCode.WRITE_FAILED
+    err = capsys.readouterr().err
+    assert "cannot write the ledger" in err and "Traceback" not in err
+    assert (out / LEDGER_NAME).read_bytes() == before

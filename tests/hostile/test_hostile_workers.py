@@ -83,6 +83,8 @@ def test_workers_die_when_the_batch_is_killed_with_sigkill(tmp_path):
         os.kill(proc.pid, signal.SIGKILL)
         proc.wait(timeout=10)
         assert _gone_within(workers, 10) == []
+        with Ledger(tmp_path / "out" / LEDGER_NAME, lock=True):  # no stale lock left behind
+            pass
     finally:
         for pid in workers:
             if _alive(pid):
