@@ -151,6 +151,7 @@ def _is_scan(path) -> bool:
 
 def read_sheets(path: str, rules=None) -> list[dict]:
     """Every sheet (page) of one file as CONTRACT.md objects; errors become error objects."""
+    from batch.inputs import printable
     from ocr.pipeline import read_file
     from scoring.reconcile import reconcile
 
@@ -158,7 +159,7 @@ def read_sheets(path: str, rules=None) -> list[dict]:
     try:
         for outcome in read_file(path):  # one page at a time: no page is kept once reconciled
             if outcome.blank_back:  # the blank back of a scanned sheet: nothing to read, nothing wrong
-                print(f"rubberscan read: {outcome.error}: skipped", file=sys.stderr)
+                print(f"rubberscan read: {printable(outcome.error)}: skipped", file=sys.stderr)
             elif outcome.error is not None:
                 results.append({"source": path, "error": outcome.error, "page": outcome.page + 1})
             else:

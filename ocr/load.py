@@ -15,6 +15,7 @@ no second full-size copy is made on the way.
 
 from __future__ import annotations
 
+import functools
 import io
 import re
 import struct
@@ -311,8 +312,10 @@ def _strip_to_bgr(im: Image.Image, scale: float | None, info: dict) -> np.ndarra
     return cv2.cvtColor(rgb, cv2.COLOR_RGB2BGR)
 
 
+@functools.cache
 def _register_heif() -> None:
-    """Let Pillow open HEIC phone photos when the optional pillow-heif is installed."""
+    """Let Pillow open HEIC phone photos (pillow-heif, a dependency; without it HEIC is refused as
+    an unsupported image).  Once per process."""
     try:
         from pillow_heif import register_heif_opener
     except ImportError:

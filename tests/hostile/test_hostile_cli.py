@@ -137,3 +137,11 @@ def test_score_says_when_there_is_nothing_to_score(tmp_path, capsys):
 def test_score_of_the_tools_own_examples_still_reads(tmp_path, capsys):
     status, out, _ = _score(tmp_path, capsys, b"4S N 10\n3NTx E 7\n6Hxx S 12 honours 150 NS\n2C W 8 honours 100 NS\npass\n")
     assert status == 0 and json.loads(out.splitlines()[0])["ns"] == 120
+
+
+def test_read_names_a_skipped_blank_page_on_one_line_whatever_the_file_name(tmp_path, capsys):
+    scan = tmp_path / "week 3\nrubberscan read: forged.tiff"
+    scan.write_bytes((SCANS / "07-classic-fax-strokes-tiff.tiff").read_bytes())  # sheet + blank back
+    assert cli.main(["read", "--format", "json", str(scan)]) == 0
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith("rubberscan read: ") and "\\n" in err
