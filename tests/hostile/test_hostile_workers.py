@@ -162,3 +162,34 @@ def test_a_timed_out_scan_is_retried_with_a_longer_limit(tmp_path):
     assert first.failed == 1 and "time limit exceeded" in first.failures[0]
     second = run(10)
     assert (second.retried, second.failed, second.sheets) == (1, 0, 2)
+
+
+def test_the_lifeline_watchdog_alone_ends_a_worker_whose_parent_died(tmp_path):
+    """The fallback where the kernel's parent-death signal is missing (not Linux): the watchdog
+    thread sees the end of the pipe only the parent held open, and ends the worker's group."""
+    pidfile = tmp_path / "child.pid"
+    script = textwrap.dedent(f"""
+        import os, sys, threading, time
+        sys.path[:0] = [{str(ROOT)!r}]
+        from batch.runner import _watch_lifeline
+        r, w = os.pipe()
+        pid = os.fork()
+        if pid == 0:  # the worker: its own group, the parent's end closed, no prctl
+            os.setpgid(0, 0)
+            os.close(w)
+            threading.Thread(target=_watch_lifeline, args=(r,), daemon=True).start()
+            open({str(pidfile)!r}, "w").write(str(os.getpid()))
+            while True:
+                time.sleep(1)
+        while not os.path.exists({str(pidfile)!r}):
+            time.sleep(0.05)
+        time.sleep(0.3)
+        os.kill(os.getpid(), 9)  # the parent dies as by kill -9
+    """)
+    subprocess.run([sys.executable, "-c", script], timeout=30)
+    child = int(pidfile.read_text())
+    try:
+        assert _gone_within([child], 10) == []
+    finally:
+        if _alive(child):
+            os.kill(child, signal.SIGKILL)
