@@ -12,6 +12,7 @@
 from __future__ import annotations
 
 import argparse
+import math
 import os
 import sys
 from enum import IntEnum
@@ -22,9 +23,9 @@ class ExitCode(IntEnum):
 
     OK = 0
     FAILED = 1  # the one thing asked for could not be done (a bad score line, an unwritable form)
-    USAGE = 2  # bad usage: unknown option, missing input path, unusable output folder
+    USAGE = 2  # bad usage: unknown option, missing input path, damaged ledger, folder busy
     SOME_FAILED = 3  # batch/audit: some inputs could not be read (listed in the summary and report)
-    WRITE_FAILED = 5  # batch: the output folder could not be written (disk full...)
+    WRITE_FAILED = 5  # the output folder or file could not be written (read-only, a file, full)
     INTERRUPTED = 130  # batch: Ctrl-C; everything finished before it is kept
 
 
@@ -53,18 +54,28 @@ def cmd_score(args) -> int:
 
     try:
         if args.file == "-":
-            text = sys.stdin.read()
+            raw = sys.stdin.buffer.read()
         else:
-            with open(args.file, encoding="utf-8") as fh:
-                text = fh.read()
+            with open(args.file, "rb") as fh:
+                raw = fh.read()
+        text = raw.decode("utf-8-sig")  # a byte-order mark (Windows editors) is no part of a line
     except (OSError, UnicodeDecodeError) as exc:
         print(f"rubberscan score: cannot read {args.file}: {exc}", file=sys.stderr)
         return ExitCode.USAGE
+    text, long_lines = _screen_notation(text)
     try:
+        errors = []
         results = parse_deals(text)
     except NotationError as exc:
-        for number, message in exc.errors:
+        errors = exc.errors
+    errors = sorted(errors + long_lines)
+    if errors:
+        for number, message in errors:
             print(f"{args.file}: line {number}: {message}", file=sys.stderr)
+        return ExitCode.FAILED
+    if not results:
+        print(f"rubberscan score: no deals in {args.file} (empty input); one deal a line, "
+              "e.g. 4S N 10", file=sys.stderr)
         return ExitCode.FAILED
     match = score_match(results, HouseRules(args.house_rule, args.partscore_bonus),
                         unfinished=args.unfinished)
@@ -76,12 +87,32 @@ def cmd_score(args) -> int:
     return ExitCode.OK
 
 
+# The suit symbols the tool's own output uses (and their outline forms), as notation letters.
+SUIT_LETTERS = str.maketrans("♠♥♦♣♤♡♢♧", "SHDCSHDC")
+MAX_DEAL_LINE = 200  # characters; the longest deal, "6NTxx S 12 honours 150 NS", has 25
+
+
+def _screen_notation(text: str) -> tuple[str, list[tuple[int, str]]]:
+    """Suit symbols as letters; a line too long to be a deal (comments aside) becomes an error of
+    its own, blanked so that no message echoes it whole."""
+    lines, errors = text.translate(SUIT_LETTERS).splitlines(), []
+    for i, line in enumerate(lines):
+        deal = line.split("#", 1)[0].strip()
+        if len(deal) > MAX_DEAL_LINE:
+            errors.append((i + 1, f"too long to be a deal ({len(deal)} characters, starting "
+                                  f"{deal[:20]!r}); one deal a line, e.g. 4S N 10"))
+            lines[i] = ""
+    return "\n".join(lines), errors
+
+
 # --------------------------------------------------------------------------- read
 def add_read_parser(sub) -> None:
     p = sub.add_parser("read", help="read summary score sheets (CONTRACT.md)")
     p.add_argument("paths", nargs="+", metavar="PATH", help="scan files (image, PDF) or folders")
     p.add_argument("--format", choices=("json", "jsonl", "csv", "text"), default=None,
-                   help="json for one sheet (default), jsonl for several, csv, or text")
+                   help="json: one JSON document, the sheet's object or, for several sheets, an "
+                        "array of them (default for one file); jsonl: one object a line (default "
+                        "for several); csv; text")
     p.add_argument("--unfinished", choices=("each", "ahead", "laws"), default=None,
                    help="house rule for the unfinished-rubber bonus (default: accept either)")
     p.set_defaults(func=cmd_read)
@@ -91,33 +122,48 @@ def expand_paths(paths: list[str]) -> list[str]:
     """Files as given, folders expanded (recursively, sorted) to their scan files."""
     from pathlib import Path
 
-    from scoring.formspec import SCAN_SUFFIXES
 
     out: list[str] = []
     for raw in paths:
         path = Path(raw)
         if path.is_dir():
-            out.extend(str(f) for f in sorted(path.rglob("*"))
-                       if f.is_file() and f.suffix.lower() in SCAN_SUFFIXES)
+            out.extend(str(f) for f in sorted(path.rglob("*")) if f.is_file() and _is_scan(f))
         else:
             out.append(raw)
     return out
 
 
+def _is_scan(path) -> bool:
+    """A scan by its suffix or, whatever its name (.jfif, none, a trailing space), by content."""
+    from ocr.load import SNIFF_BYTES, sniff
+    from scoring.formspec import SCAN_SUFFIXES
+
+    if path.suffix.lower().strip() in SCAN_SUFFIXES:
+        return True
+    try:
+        with path.open("rb") as fh:
+            return sniff(fh.read(SNIFF_BYTES)) is not None
+    except OSError:
+        return False
+
+
 def read_sheets(path: str, rules=None) -> list[dict]:
     """Every sheet (page) of one file as CONTRACT.md objects (ocr.pipeline.read_results, the one
-    read path); a page that cannot be read becomes an error object."""
+    read path); a page that cannot be read becomes an error object.  Each page becomes its JSON as
+    it comes, so no page's image is held once it is reconciled."""
+    from batch.inputs import printable
     from ocr.pipeline import read_results
 
-    results = list(read_results(path, rules=rules))
-    for result in results:
+    objects: list[dict] = []
+    for result in read_results(path, rules=rules):
         if result.blank_back:  # the blank back of a scanned sheet: nothing to read, nothing wrong
-            print(f"rubberscan read: {result.error}: skipped", file=sys.stderr)
-    results = [r for r in results if not r.blank_back]
-    objects = [r.to_json() for r in results]
-    if len(results) > 1:
-        for obj, result in zip(objects, results, strict=True):
-            obj["page"] = result.page + 1
+            print(f"rubberscan read: {printable(result.error)}: skipped", file=sys.stderr)
+            continue
+        obj = result.to_json()
+        obj["page"] = result.page + 1
+        objects.append(obj)
+    if len(objects) == 1:  # "page" only where a file gave several sheets
+        objects[0].pop("page")
     return objects
 
 
@@ -136,11 +182,12 @@ def cmd_read(args) -> int:
         from scoring.model import HouseRules
         rules = HouseRules(unfinished=args.unfinished)
     writer = Writer(sys.stdout, DEAL_ROW_COLUMNS) if fmt == "csv" else None
+    sheets = []  # --format json: one JSON document, printed at the end
     for path in files:
         for obj in read_sheets(path, rules=rules):
-            if fmt == "json" and len(files) == 1 and "page" not in obj:
-                print(json.dumps(obj, indent=2, ensure_ascii=False))
-            elif fmt in ("json", "jsonl"):
+            if fmt == "json":
+                sheets.append(obj)
+            elif fmt == "jsonl":
                 print(json.dumps(obj, ensure_ascii=False))
             elif writer is not None:
                 writer.write(deal_rows(obj))
@@ -148,6 +195,8 @@ def cmd_read(args) -> int:
                 from report.text import sheet_text
                 print(sheet_text(obj))
             sys.stdout.flush()
+    if fmt == "json":  # one sheet: its object; several (paths, a folder, pages): an array of them
+        print(json.dumps(sheets[0] if len(sheets) == 1 else sheets, indent=2, ensure_ascii=False))
     return ExitCode.OK
 
 
@@ -184,11 +233,11 @@ def cmd_form(args) -> int:
 # --------------------------------------------------------------------- batch, audit, export, demo
 
 BATCH_EPILOG = """exit status: 0 every input read (flags are results, not errors); 2 bad usage
-(unknown option, missing input path, unusable output folder); 3 some inputs failed,
-in this run or when they were first processed (each listed with its reason on
-stderr or in DIR/report.html, and in the ledger);
-5 DIR could not be written (disk full...); 130 interrupted (finished sheets are
-kept; run again to continue)."""
+(unknown option, missing input path, a damaged ledger in DIR, another batch working
+in DIR); 3 some inputs failed, in this run or when they were first processed (each
+listed with its reason on stderr or in DIR/report.html, and in the ledger);
+5 DIR could not be written (read-only, a file, disk full...); 130 interrupted by
+Ctrl-C or SIGTERM (finished sheets are kept; run again to continue)."""
 
 
 def _add_rules_options(p) -> None:
@@ -210,8 +259,8 @@ def add_batch_parsers(sub) -> None:
                    help="image/PDF files, folders, .eml or mbox files")
     p.add_argument("--out", required=True, metavar="DIR",
                    help="output folder (ledger, report, sheets/)")
-    p.add_argument("--jobs", type=int, default=0,
-                   help="worker processes (default: one per CPU core)")
+    p.add_argument("--jobs", type=int, default=None,
+                   help="worker processes (default and most: one per CPU core)")
     p.add_argument("--force", action="store_true", help="re-read scans already in the ledger")
     p.add_argument("--timeout", type=float, default=60.0, metavar="S",
                    help="per-scan time limit in seconds (default 60); slower scans are recorded "
@@ -234,60 +283,73 @@ def add_batch_parsers(sub) -> None:
 
     p = sub.add_parser("demo",
                        help="batch over the bundled samples into out/ (what `make demo` runs)")
-    p.add_argument("--jobs", type=int, default=0)
+    p.add_argument("--jobs", type=int, default=None)
     p.set_defaults(func=cmd_demo)
 
 
 def _list_on_stderr(label: str, lines: list[str], more: str, limit: int = 50) -> None:
-    """The first ``limit`` of ``lines`` as "label: line", then how many more there are."""
+    """The first ``limit`` of ``lines`` as "label: line", then how many more there are; a control
+    character in a name or message is printed escaped (a name cannot forge a line)."""
+    from batch.inputs import printable
+
     for line in lines[:limit]:
-        print(f"{label}: {line}", file=sys.stderr)
+        print(f"{label}: {printable(line)}", file=sys.stderr)
     if len(lines) > limit:
         print(f"... and {len(lines) - limit} more {more}", file=sys.stderr)
 
 
-def run_batch_command(inputs: list[str], out: str, jobs: int = 0, force: bool = False,
+def run_batch_command(inputs: list[str], out: str, jobs: int | None = None, force: bool = False,
                       timeout: float = 60.0, unfinished: str | None = None,
                       partscore: int | None = None, progress: bool = True) -> int:
     """The batch subcommand's work; returns the exit status (see BATCH_EPILOG)."""
     from pathlib import Path
 
-    from batch.inputs import collect_inputs
+    from batch.inputs import collect_inputs, printable, shown
     from batch.ledger import LedgerError
     from batch.outputs import REPORT_NAME
-    from batch.runner import BatchOptions, run_batch
+    from batch.runner import BatchOptions, effective_jobs, run_batch
 
-    missing = [p for p in inputs if not Path(p).exists()]
+    missing = [shown(p) for p in inputs if not Path(p).exists()]
     if missing:
         print(f"rubberscan batch: no such file or folder: {', '.join(missing)}", file=sys.stderr)
         return ExitCode.USAGE
-    if jobs < 0 or timeout <= 0:
-        print("rubberscan batch: --jobs must be >= 1 and --timeout > 0", file=sys.stderr)
+    if jobs is not None and jobs < 1:
+        print(f"rubberscan batch: --jobs {jobs}: at least 1 worker is needed", file=sys.stderr)
         return ExitCode.USAGE
+    if not (math.isfinite(timeout) and timeout > 0):
+        print(f"rubberscan batch: --timeout {timeout}: a number of seconds above 0 is needed",
+              file=sys.stderr)
+        return ExitCode.USAGE
+    if jobs is not None and effective_jobs(jobs) < jobs:
+        print(f"note: --jobs {jobs}: {effective_jobs(jobs)} workers, one per CPU core (more "
+              "would only share the cores and take more memory)", file=sys.stderr)
     out_dir = Path(out)
     try:
         out_dir.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
-        print(f"rubberscan batch: cannot use output folder {out}: {exc.strerror or exc}",
+        reason = "not a folder" if out_dir.exists() else exc.strerror or exc
+        print(f"rubberscan batch: cannot write output folder {shown(out)}: {reason}",
               file=sys.stderr)
-        return ExitCode.USAGE
-    options = BatchOptions(out_dir=out_dir, jobs=jobs, timeout=timeout, force=force,
+        return ExitCode.WRITE_FAILED
+    options = BatchOptions(out_dir=out_dir, jobs=jobs or 0, timeout=timeout, force=force,
                            unfinished=unfinished, partscore=partscore, progress=progress)
     try:
         summary = run_batch(collect_inputs(inputs, exclude=[out_dir, out_dir / "sheets"]), options)
     except LedgerError as exc:
-        print(f"rubberscan batch: {exc}", file=sys.stderr)
+        print(f"rubberscan batch: {printable(str(exc))}", file=sys.stderr)
         return ExitCode.USAGE
-    except OSError as exc:  # disk full, folder made read-only mid-run...
-        print(f"rubberscan batch: cannot write to {out}: {exc}", file=sys.stderr)
+    except OSError as exc:  # read-only folder, disk full, folder made read-only mid-run...
+        print(f"rubberscan batch: cannot write to {shown(out)}: {printable(str(exc))}",
+              file=sys.stderr)
         return ExitCode.WRITE_FAILED
     except KeyboardInterrupt:  # a second Ctrl-C, or one while the inputs were being listed
         print("rubberscan batch: interrupted", file=sys.stderr)
         return ExitCode.INTERRUPTED
+    _list_on_stderr("skipped", summary.skipped_files, "files skipped")
     _list_on_stderr("failed", summary.failures, "failures (see the report)")
     _list_on_stderr("no scan", summary.no_scan, "e-mails without a scan")
     _list_on_stderr("scan again", summary.rescan, "sheets to scan again")
-    print(f"rubberscan batch: {summary.line()}", file=sys.stderr)
+    print(f"rubberscan batch: {printable(summary.line())}", file=sys.stderr)
     if summary.rules_changed:
         print(f"note: house rules changed; run `rubberscan audit {out}` to re-score earlier sheets",
               file=sys.stderr)
@@ -312,6 +374,9 @@ def cmd_audit(args) -> int:
     except LedgerError as exc:
         print(f"rubberscan audit: {exc}", file=sys.stderr)
         return ExitCode.USAGE
+    except OSError as exc:  # a read-only folder, disk full
+        print(f"rubberscan audit: {exc}", file=sys.stderr)
+        return ExitCode.WRITE_FAILED
     for line in result.changes:
         print(line)
     for line in result.errors:
@@ -335,14 +400,19 @@ def cmd_export(args) -> int:
         print(f"rubberscan export: no {LEDGER_NAME} in {args.dir}", file=sys.stderr)
         return ExitCode.USAGE
     try:
-        with Ledger(path) as ledger:
+        with Ledger(path, readonly=True) as ledger:
             buf = io.StringIO()
             n = write_csv(ledger, buf)
     except LedgerError as exc:
         print(f"rubberscan export: {exc}", file=sys.stderr)
         return ExitCode.USAGE
     if args.output:
-        atomic_write_text(args.output, buf.getvalue())
+        try:
+            atomic_write_text(args.output, buf.getvalue())
+        except OSError as exc:
+            print(f"rubberscan export: cannot write {args.output}: {exc.strerror or exc}",
+                  file=sys.stderr)
+            return ExitCode.WRITE_FAILED
         print(f"rubberscan export: {n} rows written to {args.output}", file=sys.stderr)
     else:
         sys.stdout.write(buf.getvalue())

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from batch import outputs
-from batch.ledger import LEDGER_NAME, Ledger, LedgerError
+from batch.ledger import LEDGER_NAME, Ledger, LedgerError, LedgerWriteError
 from batch.serial import reading_from_json
 from batch.worker import Reconciler, default_reconciler, house_rules, merge_rules
 
@@ -27,9 +28,12 @@ def audit(out_dir: str | Path, unfinished: str | None = None, partscore: int | N
     path = out_dir / LEDGER_NAME
     if not path.is_file():
         raise LedgerError(f"{out_dir}: no {LEDGER_NAME} here (is this a batch output folder?)")
+    if not (os.access(out_dir, os.W_OK) and os.access(path, os.W_OK)):
+        raise LedgerWriteError(f"{out_dir}: read-only; audit rewrites the ledger, the per-sheet files "
+                               "and the report there (run it on a copy you may write)")
     reconcile = reconciler or default_reconciler
     result = AuditResult()
-    with Ledger(path) as ledger:
+    with Ledger(path, lock=True) as ledger:
         rules = merge_rules(ledger.get_setting("rules"), unfinished, partscore)
         ledger.set_setting("rules", rules)
         house = house_rules(rules)

@@ -9,6 +9,7 @@ reported as :class:`Skipped`; files that cannot even be opened as :class:`InputP
 from __future__ import annotations
 
 import email
+import email.header
 import email.policy
 import email.utils
 import hashlib
@@ -21,6 +22,7 @@ from dataclasses import dataclass
 from email.message import EmailMessage
 from pathlib import Path
 
+from ocr.load import SNIFF_BYTES, sniff
 from scoring.formspec import IMAGE_SUFFIXES, SCAN_SUFFIXES
 
 EML_SUFFIXES = frozenset({".eml"})
@@ -56,6 +58,7 @@ class Skipped:
     source: str
     reason: str
     message: bool = False
+    file: bool = False  # a file in a folder that is not a scan or e-mail (named on stderr)
     sender: str | None = None  # a message's headers (message=True)
     subject: str | None = None
     date: str | None = None
@@ -90,6 +93,20 @@ def safe_name(name: str | None, default: str = "attachment") -> str:
     return name
 
 
+def shown(name: str) -> str:
+    """A file name as it may be printed in a log line: as it is when plain, else quoted with its
+    control characters escaped (Python's repr), so a name can never start a line of its own,
+    move the cursor, or hide a trailing space."""
+    plain = name.isprintable() and name == name.strip() and not any(q in name for q in "'\"") \
+        and ": " not in name
+    return name if plain and name else repr(name)
+
+
+def printable(text: str) -> str:
+    """``text`` with every control or invisible formatting character escaped: one log line stays one."""
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
+
+
 def sha256_file(path: Path) -> str:
     h = hashlib.sha256()
     with path.open("rb") as fh:
@@ -102,6 +119,8 @@ def collect_inputs(paths: Iterable[str | Path], exclude: Iterable[str | Path] = 
     """Expand ``paths`` (files, folders recursively, .eml, mbox) into items, in order.
 
     Folders under any ``exclude`` path (e.g. the batch's own output folder) are not entered.
+    Each item's ``source`` (what the report, the ledger and the per-sheet JSON show) is the path
+    relative to what was given (see :func:`shown_path`): no folder of the organiser's machine.
     """
     for raw in paths:
         path = Path(raw)
@@ -109,10 +128,26 @@ def collect_inputs(paths: Iterable[str | Path], exclude: Iterable[str | Path] = 
         if path.is_dir():
             problems: list[InputProblem] = []
             for child in sorted(_walk(path, excluded, problems)):
-                yield from _from_file(child, explicit=False)
-            yield from problems
+                yield from _from_file(child, explicit=False, source=shown_path(child, path))
+            for problem in problems:
+                problem.source = shown_path(Path(problem.source), path)
+                yield problem
         else:
-            yield from _from_file(path, explicit=True)
+            yield from _from_file(path, explicit=True, source=shown_path(path, path))
+
+
+def shown_path(path: Path, given: Path) -> str:
+    """How ``path``, found under the command-line argument ``given``, is shown: as given when
+    ``given`` is relative and stays below the current folder (``scans/week1/a.png``), else from
+    the given folder's or file's own name on (``/home/org/scans`` -> ``scans/week1/a.png``)."""
+    if not given.is_absolute() and ".." not in given.parts:
+        return str(path)
+    top = given.resolve()
+    try:
+        inside = path.resolve().relative_to(top) if path != given else Path()
+    except ValueError:  # a symlink out of the folder: its name under the folder
+        inside = path.relative_to(given) if path.is_relative_to(given) else Path(path.name)
+    return str(Path(top.name) / inside) if top.name else str(inside)
 
 
 def _walk(folder: Path, excluded: list[Path], problems: list[InputProblem]) -> Iterator[Path]:
@@ -134,44 +169,55 @@ def _walk(folder: Path, excluded: list[Path], problems: list[InputProblem]) -> I
             yield child
 
 
-def _from_file(path: Path, explicit: bool) -> Iterator[Item]:
-    suffix = path.suffix.lower()
-    kind = _kind(path, suffix)
+def _from_file(path: Path, explicit: bool, source: str | None = None) -> Iterator[Item]:
+    source = str(path) if source is None else source
+    try:
+        kind = _kind(path)
+    except OSError as exc:
+        yield _problem(source, exc)
+        return
     if kind is None:
-        if explicit:  # named on the command line: let the reader say what is wrong with it
-            kind = "scan"
-        else:
+        if not explicit:
+            yield Skipped(source, "not an image, PDF or e-mail", file=True)
             return
+        kind = "scan"  # named on the command line: let the reader say what is wrong with it
     try:
         if kind == "eml":
             msg = email.message_from_bytes(path.read_bytes(), policy=email.policy.default)
-            yield from message_scans(msg, container=str(path))
+            yield from message_scans(msg, container=source)
         elif kind == "mbox":
-            yield from _mbox_scans(path)
+            yield from _mbox_scans(path, source)
         else:
-            yield ScanInput(source=str(path), name=safe_name(path.name, "scan"),
+            yield ScanInput(source=source, name=safe_name(path.name, "scan"),
                             sha256=sha256_file(path), path=str(path))
-    except FileNotFoundError:
-        yield InputProblem(str(path), "no such file")
-    except PermissionError:
-        yield InputProblem(str(path), "permission denied")
     except (OSError, mailbox.Error, ValueError) as exc:
-        yield InputProblem(str(path), f"cannot read: {exc}")
+        yield _problem(source, exc)
 
 
-def _kind(path: Path, suffix: str) -> str | None:
+def _problem(source: str, exc: Exception) -> InputProblem:
+    if isinstance(exc, FileNotFoundError):
+        return InputProblem(source, "no such file")
+    if isinstance(exc, PermissionError):
+        return InputProblem(source, "permission denied")
+    return InputProblem(source, f"cannot read: {exc}")
+
+
+def _kind(path: Path) -> str | None:
+    """"scan", "eml", "mbox" or None (not something to read).  The content decides (magic bytes);
+    a scan's suffix on a file whose content is not one makes it a scan all the same, and the
+    reader says what is wrong with it (empty, truncated...)."""
+    with path.open("rb") as fh:
+        head = fh.read(SNIFF_BYTES)
+    if sniff(head) is not None:
+        return "scan"
+    suffix = path.suffix.lower().strip()  # "scan.jpg " is a JPEG's name too
     if suffix in SCAN_SUFFIXES:
         return "scan"
     if suffix in EML_SUFFIXES:
         return "eml"
     if suffix in MBOX_SUFFIXES:
         return "mbox"
-    if path.is_file() and (suffix == "" or path.parent.name in ("cur", "new")):  # mbox, Maildir
-        try:
-            with path.open("rb") as fh:
-                head = fh.read(200)
-        except OSError:
-            return None
+    if suffix == "" or path.parent.name in ("cur", "new"):  # mbox, Maildir
         if head.startswith(b"From "):
             return "mbox"
         if _HEADER_LINE.match(head):
@@ -179,12 +225,12 @@ def _kind(path: Path, suffix: str) -> str | None:
     return None
 
 
-def _mbox_scans(path: Path) -> Iterator[Item]:
+def _mbox_scans(path: Path, source: str) -> Iterator[Item]:
     box = mailbox.mbox(path, create=False)
     try:
         for i, key in enumerate(box.keys()):
             msg = email.message_from_bytes(box.get_bytes(key), policy=email.policy.default)
-            yield from message_scans(msg, container=f"{path} #{i + 1}")
+            yield from message_scans(msg, container=f"{source} #{i + 1}")
     finally:
         box.close()
 
@@ -260,14 +306,27 @@ def _image_size(data: bytes) -> tuple[int, int] | None:
 
 
 def _header(msg: EmailMessage, key: str) -> str | None:
+    """A header's value on one line.  One the parser had to repair (a malformed address: two @,
+    a missing bracket) is kept as written, encoded words decoded, so no part of it is lost."""
     try:
         value = msg.get(key)
     except Exception:  # a header the e-mail parser cannot decode
-        return None
+        value = None
+    raw = next((v for k, v in msg.raw_items() if k.lower() == key.lower()), None)
+    if raw is not None and (value is None or getattr(value, "defects", ())):
+        value = _decoded(raw)
     if value is None:
         return None
     text = re.sub(r"\s+", " ", str(value)).strip()
     return text or None
+
+
+def _decoded(raw: str) -> str:
+    """A raw header with its encoded words (=?utf-8?q?...?=) decoded, as far as they decode."""
+    try:
+        return str(email.header.make_header(email.header.decode_header(raw)))
+    except Exception:
+        return raw
 
 
 def _date(msg: EmailMessage) -> str | None:

@@ -11,13 +11,16 @@ in one transaction, so an interrupted batch keeps exactly the scans that finishe
 
 from __future__ import annotations
 
+import functools
 import json
+import os
 import sqlite3
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
+MIGRATES_FROM = (1,)  # older versions this code upgrades in place (only ever adding columns)
 LEDGER_NAME = "ledger.sqlite"
 
 _SCHEMA = """
@@ -36,7 +39,9 @@ CREATE TABLE IF NOT EXISTS scans (
     status TEXT NOT NULL CHECK (status IN ('done', 'failed')),
     error TEXT,
     seconds REAL,
-    processed_at TEXT NOT NULL
+    processed_at TEXT NOT NULL,
+    retry INTEGER NOT NULL DEFAULT 0,  -- failed (a page or all) in a way another try may mend
+    failures INTEGER NOT NULL DEFAULT 0  -- tries in a row that failed
 );
 CREATE TABLE IF NOT EXISTS sheets (
     id TEXT PRIMARY KEY,
@@ -94,8 +99,56 @@ CREATE INDEX IF NOT EXISTS reviews_sheet ON reviews(sheet_id);
 """
 
 
+# Failures another try may mend (a run killed for time or memory), as the runner words them.
+RETRY_ERRORS = ("time limit exceeded", "worker process died")
+_RETRY_SQL = " OR ".join(f"sh.error LIKE '{e}%'" for e in RETRY_ERRORS)
+
+
 class LedgerError(Exception):
-    """The ledger file cannot be opened or is from an incompatible version."""
+    """The ledger file cannot be opened, is damaged, is from an incompatible version, or another
+    run holds its folder."""
+
+
+class LedgerWriteError(OSError):
+    """The ledger could not be written (read-only folder or file, disk full): the output folder
+    cannot be written, like any other file of it."""
+
+
+class LedgerBusy(LedgerError):
+    """Another batch or audit is working in the folder."""
+
+
+class _FolderLock:
+    """An exclusive, non-blocking lock on ``<ledger>.lock`` (flock: released when the process
+    ends, however it ends).  The holder's pid is written in the file for the message."""
+
+    def __init__(self, ledger_path: Path):
+        self.path = ledger_path.with_name(ledger_path.name + ".lock")
+        self.fd: int | None = None
+
+    def acquire(self) -> None:
+        import fcntl
+
+        fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o666)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            holder = os.read(fd, 64).decode("ascii", "replace").strip()
+            os.close(fd)
+            raise LedgerBusy(f"{self.path.parent}: another rubberscan batch or audit is working in this "
+                             f"folder{f' (process {holder})' if holder.isdigit() else ''}; "
+                             "wait for it to finish") from None
+        except OSError:
+            os.close(fd)
+            raise
+        os.ftruncate(fd, 0)
+        os.write(fd, str(os.getpid()).encode("ascii"))
+        self.fd = fd
+
+    def release(self) -> None:
+        if self.fd is not None:
+            os.close(self.fd)  # closing releases the flock
+            self.fd = None
 
 
 @dataclass
@@ -129,6 +182,16 @@ class ScanRecord:
     sheets: list[SheetRecord] = field(default_factory=list)
     blank_pages: int = 0  # blank pages beside a sheet (the back of a duplex scan): skipped, not kept
 
+    @property
+    def retry(self) -> bool:
+        """Whether it (or a page of it) failed in a way another try may mend (RETRY_ERRORS)."""
+        errors = [self.error] + [s.error for s in self.sheets]
+        return any(e and e.startswith(RETRY_ERRORS) for e in errors)
+
+    @property
+    def any_failed(self) -> bool:
+        return self.status == "failed" or any(s.error for s in self.sheets)
+
 
 @dataclass
 class LedgerSheet:
@@ -150,23 +213,83 @@ class LedgerSheet:
     rules: dict | None = None
 
 
-class Ledger:
-    """SQLite ledger of a batch folder; use as a context manager."""
+def _said(path: Path, exc: sqlite3.Error) -> Exception:
+    """An sqlite3 error as the exception to raise, with the ledger's path."""
+    msg = str(exc)
+    if "locked" in msg or "busy" in msg:
+        return LedgerBusy(f"{path}: the ledger is in use by another program ({msg})")
+    if isinstance(exc, sqlite3.OperationalError) and any(
+            k in msg for k in ("readonly", "read-only", "full", "disk I/O", "unable to open")):
+        return LedgerWriteError(f"{path}: cannot write the ledger ({msg})")
+    return LedgerError(f"{path}: the ledger is damaged or unreadable ({msg})")
 
-    def __init__(self, path: str | Path):
+
+def _sqlite_errors_said(cls):
+    """Every public method of ``cls`` turns an sqlite3 error into LedgerWriteError (cannot write)
+    or LedgerError (damaged), with the ledger's path: never a bare sqlite3 traceback."""
+
+    def guard(fn):
+        @functools.wraps(fn)
+        def guarded(self, *args, **kwargs):
+            try:
+                return fn(self, *args, **kwargs)
+            except sqlite3.Error as exc:
+                raise _said(self.path, exc) from None
+        return guarded
+
+    for name, fn in list(vars(cls).items()):
+        if callable(fn) and not name.startswith("_") and name != "close":
+            setattr(cls, name, guard(fn))
+    return cls
+
+
+@_sqlite_errors_said
+class Ledger:
+    """SQLite ledger of a batch folder; use as a context manager.
+
+    A ledger is never replaced or emptied: a file that exists must be a ledger, or opening it is a
+    :class:`LedgerError` (an empty or damaged file is not taken for a new ledger).  ``readonly``
+    opens it for reading only (export; a folder the user may not write); ``lock`` takes the
+    folder's lock first, so two batches (or a batch and an audit) never work in one folder at once.
+    """
+
+    def __init__(self, path: str | Path, readonly: bool = False, lock: bool = False):
         self.path = Path(path)
+        self.readonly = readonly
+        self._lock = _FolderLock(self.path) if lock else None
+        exists = self.path.exists()
+        if exists and not self.path.is_file():
+            raise LedgerError(f"{self.path}: not a file; a ledger is expected here")
+        if exists and self.path.stat().st_size == 0:
+            raise LedgerError(
+                f"{self.path}: the ledger is empty (0 bytes): its results are gone from this file. "
+                "Restore it from a backup, or move it away to start a new ledger in this folder")
+        if readonly and not exists:
+            raise LedgerError(f"{self.path}: no ledger here")
+        if self._lock is not None:
+            self._lock.acquire()
+        mode = "ro" if readonly else ("rw" if exists else "rwc")
         try:
-            self.db = sqlite3.connect(self.path, timeout=30)
+            self.db = sqlite3.connect(f"{self.path.resolve().as_uri()}?mode={mode}", uri=True, timeout=30)
         except sqlite3.Error as exc:
+            self._release()
             raise LedgerError(f"{self.path}: cannot open ledger ({exc})") from None
         try:
             self.db.execute("PRAGMA foreign_keys = ON")
-            self._migrate()
-        except (sqlite3.DatabaseError, LedgerError) as exc:
-            self.db.close()
-            if isinstance(exc, LedgerError):
-                raise
-            raise LedgerError(f"{self.path}: not a usable ledger ({exc})") from None
+            if exists:
+                self._check(readonly)
+            if not readonly:
+                self._migrate(new=not exists)
+                self._probe_write()
+        except LedgerError:
+            self.close()
+            raise
+        except sqlite3.DatabaseError as exc:
+            self.close()
+            said = _said(self.path, exc)
+            if type(said) is LedgerError:
+                raise LedgerError(f"{self.path}: not a usable ledger ({exc})") from None
+            raise said from None
 
     def __enter__(self) -> Ledger:
         return self
@@ -175,17 +298,66 @@ class Ledger:
         self.close()
 
     def close(self) -> None:
-        self.db.close()
+        db = getattr(self, "db", None)
+        if db is not None:
+            db.close()
+        self._release()
 
-    def _migrate(self) -> None:
-        with self.db:
-            self.db.executescript(_SCHEMA)
-            row = self.db.execute("SELECT version FROM schema_version").fetchone()
-            if row is None:
-                self.db.execute("INSERT INTO schema_version (version) VALUES (?)", (SCHEMA_VERSION,))
-            elif row[0] != SCHEMA_VERSION:
-                raise LedgerError(
-                    f"{self.path}: ledger schema version {row[0]}, this rubberscan reads {SCHEMA_VERSION}")
+    def _release(self) -> None:
+        if self._lock is not None:
+            self._lock.release()
+
+    def _check(self, readonly: bool) -> None:
+        """An existing file must be a whole ledger of a version this code reads."""
+        ok = self.db.execute("PRAGMA quick_check").fetchone()
+        if ok is None or ok[0] != "ok":
+            raise LedgerError(f"{self.path}: the ledger is damaged ({ok[0] if ok else 'no answer'}); "
+                              "restore it from a backup")
+        tables = {r[0] for r in self.db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        if "schema_version" not in tables or "scans" not in tables:
+            raise LedgerError(f"{self.path}: an SQLite file, but not a rubberscan ledger; "
+                              "not touched (move it away to start a ledger here)")
+        row = self.db.execute("SELECT version FROM schema_version").fetchone()
+        readable = (SCHEMA_VERSION,) + ((1,) if readonly else MIGRATES_FROM)
+        if row is None or row[0] not in readable:
+            raise LedgerError(
+                f"{self.path}: ledger schema version {row[0] if row else '(none)'}, "
+                f"this rubberscan reads {SCHEMA_VERSION}")
+
+    def _migrate(self, new: bool) -> None:
+        """Create a new ledger, or upgrade an older one in place; each in one transaction."""
+        if new:
+            self._script(_SCHEMA + f"INSERT INTO schema_version (version) VALUES ({SCHEMA_VERSION});")
+            return
+        (version,) = self.db.execute("SELECT version FROM schema_version").fetchone()
+        if version == 1:  # retry bookkeeping; earlier time-outs and dead workers become retries
+            self._script(f"""
+                ALTER TABLE scans ADD COLUMN retry INTEGER NOT NULL DEFAULT 0;
+                ALTER TABLE scans ADD COLUMN failures INTEGER NOT NULL DEFAULT 0;
+                UPDATE scans SET failures = 1 WHERE status = 'failed' OR EXISTS
+                    (SELECT 1 FROM sheets sh WHERE sh.scan_id = scans.id AND sh.status = 'failed');
+                UPDATE scans SET retry = 1 WHERE failures > 0 AND EXISTS (SELECT 1 FROM sheets sh
+                    WHERE sh.scan_id = scans.id AND ({_RETRY_SQL}));
+                UPDATE schema_version SET version = {SCHEMA_VERSION};""")
+
+    def _probe_write(self) -> None:
+        """Write (and roll back) the header's user version: a ledger that cannot be written (a
+        read-only file or folder) says so now, before a batch reads anything, not at its first result."""
+        (version,) = self.db.execute("PRAGMA user_version").fetchone()
+        try:
+            self.db.executescript(f"BEGIN IMMEDIATE; PRAGMA user_version = {int(version)}; ROLLBACK;")
+        finally:
+            if self.db.in_transaction:
+                self.db.rollback()
+
+    def _script(self, sql: str) -> None:
+        """Run ``sql`` as one transaction: all of it or none of it."""
+        try:
+            self.db.executescript("BEGIN IMMEDIATE;" + sql + "COMMIT;")
+        except BaseException:
+            if self.db.in_transaction:
+                self.db.rollback()
+            raise
 
     # ----------------------------------------------------------------- settings
     def get_setting(self, key: str) -> object:
@@ -214,20 +386,31 @@ class Ledger:
             " WHERE c.sha256 = ?", (sha256,)).fetchall()
         return {(json.loads(text).get("meta") or {}).get("reader") or "" for (text,) in rows}
 
+    def scan_retry(self, sha256: str) -> tuple[bool, int]:
+        """(whether this content's last try failed in a way another may mend, how many tries in a
+        row failed); (False, 0) when it was never processed."""
+        row = self.db.execute("SELECT retry, failures FROM scans WHERE sha256 = ?", (sha256,)).fetchone()
+        return (bool(row[0]), int(row[1])) if row else (False, 0)
+
     def record_scan(self, scan: ScanRecord, rules: dict | None = None) -> None:
-        """Replace any earlier record of the same content (or, unhashed, the same source)."""
+        """Replace any earlier record of the same content (or, unhashed, the same source),
+        counting the tries in a row that failed."""
         now = datetime.now(timezone.utc).isoformat(timespec="seconds")
         with self.db:
             if scan.sha256 is not None:
-                self.db.execute("DELETE FROM scans WHERE sha256 = ?", (scan.sha256,))
+                where, key = "sha256 = ?", (scan.sha256,)
             else:
-                self.db.execute("DELETE FROM scans WHERE sha256 IS NULL AND source = ?", (scan.source,))
+                where, key = "sha256 IS NULL AND source = ?", (scan.source,)
+            before = self.db.execute(f"SELECT failures FROM scans WHERE {where}", key).fetchone()
+            failures = (before[0] if before else 0) + 1 if scan.any_failed else 0
+            self.db.execute(f"DELETE FROM scans WHERE {where}", key)
             cur = self.db.execute(
                 "INSERT INTO scans (sha256, source, name, container, sender, subject, sent_date,"
-                " attachment, status, error, seconds, processed_at)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                " attachment, status, error, seconds, processed_at, retry, failures)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (scan.sha256, scan.source, scan.name, scan.container, scan.sender, scan.subject,
-                 scan.date, scan.attachment, scan.status, scan.error, scan.seconds, now))
+                 scan.date, scan.attachment, scan.status, scan.error, scan.seconds, now,
+                 int(scan.retry), failures))
             scan_id = cur.lastrowid
             for sheet in scan.sheets:
                 self.db.execute("DELETE FROM sheets WHERE id = ?", (sheet.sheet_id,))

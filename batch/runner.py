@@ -2,14 +2,19 @@
 
 Each worker is a long-lived process fed one scan at a time over a pipe; a scan that
 runs past the time limit (or crashes its worker) is recorded as failed and the worker
-replaced.  Results are committed to the ledger as each scan finishes, so an
-interrupted batch keeps everything already done.
+replaced; a rerun tries it again, up to ``BatchOptions.max_tries`` times in all.  Results
+are committed to the ledger as each scan finishes, so an interrupted batch (Ctrl-C or
+SIGTERM) keeps everything already done.  Workers die with the batch however it ends, even
+by kill -9: the kernel kills them when their parent dies (Linux), and a watchdog thread in
+each sees the end of a pipe only the parent holds open.
 """
 
 from __future__ import annotations
 
+import ctypes
 import multiprocessing as mp
 import os
+import re
 import resource
 import signal
 import sys
@@ -25,7 +30,7 @@ from pathlib import Path
 from tqdm import tqdm
 
 from batch import outputs
-from batch.inputs import InputProblem, Item, ScanInput, Skipped
+from batch.inputs import InputProblem, Item, ScanInput, Skipped, printable, shown
 from batch.ledger import LEDGER_NAME, Ledger, ScanRecord, SheetRecord
 from batch.worker import (
     Reader,
@@ -40,14 +45,18 @@ from ocr.cellnet import reader_version
 
 DEFAULT_TIMEOUT = 60.0
 INDEX_EVERY_S = 2.0  # rewrite report.html at most this often while running
+# A scan that timed out or whose worker died is tried at most this often in all (reruns retry it:
+# the machine may have been busy, or memory short); then it stays failed until --force.
+MAX_TRIES = 3
 
 
 @dataclass
 class BatchOptions:
     out_dir: Path
-    jobs: int = 0  # 0 = one per CPU core
+    jobs: int = 0  # 0 = one per CPU core; never more than the cores (see effective_jobs)
     timeout: float = DEFAULT_TIMEOUT
     force: bool = False
+    max_tries: int = MAX_TRIES
     unfinished: str | None = None  # house rules; None = as last stored in the ledger
     partscore: int | None = None
     progress: bool = True
@@ -64,8 +73,11 @@ class BatchSummary:
     already: int = 0  # skipped: already in the ledger
     failed_before: int = 0  # of those, how many failed when they were processed
     older_reader: int = 0  # of those, how many were read by other networks than this run's
+    retried: int = 0  # read again: their last try timed out or its worker died
+    gave_up: int = 0  # of "already": failed that way max_tries times, not tried again
     duplicates: int = 0  # skipped: same content twice in this run
     skipped: int = 0  # attachments that were not scans (logos...)
+    skipped_files: list[str] = field(default_factory=list)  # files in folders that are not scans: "name: why"
     blank_pages: int = 0  # blank pages beside a sheet (the back of a duplex scan), not read
     no_scan: list[str] = field(default_factory=list)  # e-mails with no scan attached: "source: reason"
     seconds: float = 0.0
@@ -80,16 +92,24 @@ class BatchSummary:
                  f"{self.failed} failed"]
         if self.rescan:
             parts.append(f"{len(self.rescan)} to scan again (writing too faint to read: listed in the report)")
+        if self.retried:
+            parts.append(f"{self.retried} retried (timed out or worker died before)")
         if self.already:
             parts.append(f"{self.already} already done (--force to redo)")
         if self.failed_before:
             parts.append(f"{self.failed_before} of them failed before (listed in the report)")
+        if self.gave_up:
+            parts.append(f"{self.gave_up} of them timed out or lost their worker on every try, "
+                         "not retried (--force to try again)")
         if self.older_reader:
             parts.append(f"{self.older_reader} of them read by another version of the reader (--force to re-read)")
         if self.duplicates:
             parts.append(f"{self.duplicates} duplicates")
         if self.skipped:
             parts.append(f"{self.skipped} attachments skipped")
+        if self.skipped_files:
+            n = len(self.skipped_files)
+            parts.append(f"{n} file{'s' if n > 1 else ''} skipped (not a scan or e-mail: named above)")
         if self.blank_pages:
             parts.append(f"{self.blank_pages} blank page{'s' if self.blank_pages > 1 else ''} skipped")
         if self.no_scan:
@@ -105,14 +125,15 @@ def run_batch(items: Iterable[Item], options: BatchOptions, reader: Reader | Non
     out_dir = Path(options.out_dir)
     (out_dir / "sheets").mkdir(parents=True, exist_ok=True)
     summary = BatchSummary()
-    with Ledger(out_dir / LEDGER_NAME) as ledger:
+    with Ledger(out_dir / LEDGER_NAME, lock=True) as ledger:
         stored = ledger.get_setting("rules")
         rules = merge_rules(stored, options.unfinished, options.partscore)
         if rules != stored:
             ledger.set_setting("rules", rules)
             summary.rules_changed = stored is not None
-        todo = _plan(items, ledger, options.force, summary, None if reader else _reader_version())
-        pool = _Pool(options.jobs or _cores(), out_dir / "sheets",
+        todo = _plan(items, ledger, options.force, summary, None if reader else _reader_version(),
+                     options.max_tries)
+        pool = _Pool(effective_jobs(options.jobs), out_dir / "sheets",
                      reader or default_reader, reconciler or default_reconciler, rules)
         # disable=None: a bar on a terminal, none in logs
         bar = tqdm(total=len(todo), unit="scan", file=sys.stderr,
@@ -146,6 +167,13 @@ def run_batch(items: Iterable[Item], options: BatchOptions, reader: Reader | Non
     return summary
 
 
+def effective_jobs(requested: int) -> int:
+    """Worker processes for ``requested`` (0 = one per core): at most one per core, as the work
+    is all CPU and each worker holds its own networks and page images (~250 MB)."""
+    cores = _cores()
+    return min(requested, cores) if requested > 0 else cores
+
+
 def _cores() -> int:
     """CPU cores this process may use."""
     try:
@@ -163,22 +191,26 @@ def _reader_version() -> str | None:
 
 
 def _plan(items: Iterable[Item], ledger: Ledger, force: bool, summary: BatchSummary,
-          version: str | None = None) -> list:
+          version: str | None = None, max_tries: int = MAX_TRIES) -> list:
     """What to read; counts what is skipped.  ``version``: this run's reader (ocr.cellnet
-    reader_version), to count scans kept from another one; None when the reader is not the default."""
+    reader_version), to count scans kept from another one; None when the reader is not the default.
+    A scan whose last try timed out or lost its worker is read again, up to ``max_tries`` tries."""
     todo: list = []
     seen: set[str] = set()
     for item in items:
         if isinstance(item, Skipped) and item.message:
-            summary.no_scan.append(f"{item.source}: {item.reason}")
+            summary.no_scan.append(f"{shown(item.source)}: {printable(item.reason)}")
             ledger.record_message(item.source, item.reason, item.sender, item.subject, item.date)
+        elif isinstance(item, Skipped) and item.file:
+            summary.skipped_files.append(f"{shown(item.source)}: {item.reason}")
         elif isinstance(item, Skipped):
             summary.skipped += 1
         elif isinstance(item, InputProblem):
             todo.append(item)
         elif item.sha256 in seen:
             summary.duplicates += 1
-        elif not force and (status := ledger.scan_status(item.sha256)) is not None:
+        elif not force and (status := ledger.scan_status(item.sha256)) is not None \
+                and not _retry(ledger, item.sha256, max_tries, summary):
             summary.already += 1
             summary.failed_before += status == "failed"
             if version and status == "done" and (readers := ledger.scan_readers(item.sha256)) \
@@ -188,6 +220,16 @@ def _plan(items: Iterable[Item], ledger: Ledger, force: bool, summary: BatchSumm
             seen.add(item.sha256)
             todo.append(item)
     return todo
+
+
+def _retry(ledger: Ledger, sha256: str, max_tries: int, summary: BatchSummary) -> bool:
+    """Whether to read a scan already in the ledger again, counting it either way."""
+    retry, failures = ledger.scan_retry(sha256)
+    if retry and failures < max_tries:
+        summary.retried += 1
+        return True
+    summary.gave_up += retry
+    return False
 
 
 def _problem_record(problem: InputProblem) -> ScanRecord:
@@ -207,32 +249,36 @@ def _commit(ledger: Ledger, out_dir: Path, record: ScanRecord, rules: dict | Non
     for sheet in record.sheets:
         if sheet.error and record.status != "failed":
             summary.failed += 1
-            summary.failures.append(_with_source(f"{record.source} page {sheet.page + 1}", sheet.error))
+            summary.failures.append(_with_source(f"{record.source} page {sheet.page + 1}", sheet.error,
+                                                 record.source))
         elif sheet.result is not None:
             summary.sheets += 1
             summary.flagged += bool(sheet.result.get("flags"))
             summary.review += bool(sheet.result.get("review"))
             if sheet.result.get("rescan"):
-                summary.rescan.append(f"{record.source}" + (f" page {sheet.page + 1}" if sheet.page else ""))
+                summary.rescan.append(shown(record.source) + (f" page {sheet.page + 1}" if sheet.page else ""))
 
 
 class _InterruptGuard:
-    """Ctrl-C raises KeyboardInterrupt, except inside ``shielded()`` where it waits until the
-    block ends, so a scan's ledger commit and its files are always finished together."""
+    """Ctrl-C (or SIGTERM, e.g. from `timeout`) raises KeyboardInterrupt, except inside
+    ``shielded()`` where it waits until the block ends, so a scan's ledger commit and its files
+    are always finished together."""
+
+    SIGNALS = (signal.SIGINT, signal.SIGTERM)
 
     def __init__(self) -> None:
         self.shield = False
         self.pending = False
-        self.previous = None
+        self.previous: dict = {}
 
     def install(self) -> None:
         if threading.current_thread() is threading.main_thread():
-            self.previous = signal.signal(signal.SIGINT, self._handle)
+            self.previous = {sig: signal.signal(sig, self._handle) for sig in self.SIGNALS}
 
     def restore(self) -> None:
-        if self.previous is not None:
-            signal.signal(signal.SIGINT, self.previous)
-            self.previous = None
+        for sig, previous in self.previous.items():
+            signal.signal(sig, previous)
+        self.previous = {}
 
     def _handle(self, signum, frame) -> None:
         if self.shield:
@@ -251,21 +297,70 @@ class _InterruptGuard:
             raise KeyboardInterrupt
 
 
-def _with_source(where: str, error: str | None) -> str:
-    """``where: error``, unless the reader's message already starts with the file name."""
+def _with_source(where: str, error: str | None, source: str | None = None) -> str:
+    """``where: error`` for the summary, the file's name quoted when it is not plain
+    (batch.inputs.shown) and any copy of it at the start of the reader's message dropped."""
     error = error or "unknown error"
-    return error if error.startswith(where.split(" page ")[0]) else f"{where}: {error}"
+    source = where if source is None else source
+    rest = error[len(source):] if error.startswith(source) else ""
+    page = re.match(r" page \d+", rest)
+    if page:
+        where = where if where != source else where + page.group(0)
+        rest = rest[page.end():]
+    if rest.startswith(":"):
+        error = rest[1:].lstrip()
+    return f"{shown(source)}{where[len(source):]}: {printable(error)}"
 
 
 # --------------------------------------------------------------------------- workers
+PR_SET_PDEATHSIG = 1  # linux/prctl.h
+
+
+def _die_with_parent(parent_pid: int, lifeline: tuple[int, int]) -> None:
+    """Make this worker (and, through its process group, whatever it started) end when the batch
+    process ends, even by SIGKILL.  Linux: the kernel sends SIGKILL the moment the parent dies.
+    Everywhere: a thread waits on ``lifeline``, a pipe whose write end only the parent keeps open
+    (each worker closes its inherited copy first), and kills the group when it reads its end."""
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    except (OSError, AttributeError):  # not Linux
+        pass
+    read_end, write_end = lifeline
+    os.close(write_end)
+    if os.getppid() != parent_pid:  # the parent died before the line above was in place
+        os._exit(1)
+    threading.Thread(target=_watch_lifeline, args=(read_end,), name="lifeline", daemon=True).start()
+
+
+def _watch_lifeline(fd: int) -> None:
+    while True:
+        try:
+            if not os.read(fd, 64):
+                break
+        except InterruptedError:
+            continue
+        except OSError:
+            break
+    try:
+        if os.getpgrp() == os.getpid():  # only ever our own group, never the batch's
+            os.killpg(os.getpid(), signal.SIGKILL)
+    finally:
+        os._exit(1)
+
+
 def _worker_main(conn, sheets_dir: Path, reader: Reader, reconciler: Reconciler,
-                 rules: dict | None) -> None:
+                 rules: dict | None, parent_pid: int | None = None,
+                 lifeline: tuple[int, int] | None = None) -> None:
     """Worker loop: receive a scan, send ("page", SheetRecord) as each page is done and
     ("blank", page number) for each blank page skipped, then ("done", ScanRecord, peak RSS in
     KiB); None stops the worker."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent handles Ctrl-C
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent handles Ctrl-C and SIGTERM
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
     if hasattr(os, "setpgid"):
         os.setpgid(0, 0)  # own process group, so a time-out also kills Tesseract children
+    if lifeline is not None and parent_pid is not None:
+        _die_with_parent(parent_pid, lifeline)
     while True:
         try:
             scan = conn.recv()
@@ -326,7 +421,9 @@ class _Pool:
                  rules: dict | None):
         methods = mp.get_all_start_methods()
         self.ctx = mp.get_context("fork" if "fork" in methods else "spawn")
-        self.args = (sheets_dir, reader, reconciler, rules)
+        self.lifeline = os.pipe()  # see _die_with_parent; closed in close()
+        inherited = self.ctx.get_start_method() == "fork"  # a spawned worker gets no fds
+        self.args = (sheets_dir, reader, reconciler, rules, os.getpid(), self.lifeline if inherited else None)
         self.jobs = max(1, jobs)
         self.workers: list[_Worker] = []
 
@@ -393,3 +490,6 @@ class _Pool:
         for w in self.workers:
             w.stop(kill=w.scan is not None)
         self.workers = []
+        for fd in self.lifeline:
+            os.close(fd)
+        self.lifeline = ()

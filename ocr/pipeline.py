@@ -58,39 +58,76 @@ def is_blank(page: Page, ink_fraction: float = 0.0005) -> bool:
 
 def read_file(path: str | Path, data: bytes | None = None,
               name: str | None = None) -> Iterator[PageOutcome]:
-    """Yield one outcome per page of ``path`` (or of ``data``, shown as ``name``)."""
+    """Yield one outcome per page of ``path`` (or of ``data``, shown as ``name``), each page
+    loaded only when the one before it is done."""
+    from ocr.load import iter_pages
+
+    source = name or str(path)
+    try:
+        pages = iter_pages(path, data=data, name=source)
+    except InputError as exc:
+        yield PageOutcome(source=source, page=0, error=str(exc))
+        return
+    # Pages stream one at a time (memory: one page).  A blank page is the back of a duplex scan
+    # when another page has ink: blank pages before the first inked one wait (as numbers) until
+    # it comes.
+    waiting: list[tuple[int, bool]] = []  # (page number, several pages in the file) of blank pages
+    inked = False
+    index = 0
+    while True:
+        try:
+            page = next(pages, None)
+        except InputError as exc:  # a page further on is damaged: the pages before it stand
+            yield from (_blank(source, i, many, inked) for i, many in waiting)
+            yield PageOutcome(source=source, page=index, error=str(exc))
+            return
+        if page is None:
+            break
+        number, many = page.index, page.meta.get("frames", 1) > 1
+        index = number + 1
+        if is_blank(page):
+            del page  # not held while the next page is decoded
+            if inked:
+                yield _blank(source, number, many, True)
+            else:
+                waiting.append((number, many))
+            continue
+        if not inked:
+            inked = True
+            yield from (_blank(source, i, m, True) for i, m in waiting)
+            waiting = []
+        yield _read_page(source, page)
+        del page
+    yield from (_blank(source, i, many, False) for i, many in waiting)  # nothing but blank pages
+
+
+def _blank(source: str, index: int, many: bool, back: bool) -> PageOutcome:
+    """A blank page: the skipped back of a sheet (``back``), or an error when no page has ink."""
+    where = f"{source}" + (f" page {index + 1}" if many else "")
+    return PageOutcome(source=source, page=index, blank_back=back, error=f"{where}: {BLANK_PAGE}")
+
+
+def _read_page(source: str, page: Page) -> PageOutcome:
     import time
 
-    from ocr.load import load_pages
     from ocr.page import straighten
     from ocr.read import read_table
     from ocr.table import find_table
 
-    source = name or str(path)
+    outcome = PageOutcome(source=source, page=page.index)
     try:
-        pages = load_pages(path, data=data, name=source)
+        t0 = time.perf_counter()
+        straight = straighten(page)
+        t1 = time.perf_counter()
+        table = find_table(straight)
+        t2 = time.perf_counter()
+        outcome.reading = read_table(table)
+        t3 = time.perf_counter()
+        outcome.table = table
+        outcome.timings = {"straighten": t1 - t0, "table": t2 - t1, "read": t3 - t2}
     except InputError as exc:
-        yield PageOutcome(source=source, page=0, error=str(exc))
-        return
-    blank = [is_blank(page) for page in pages]
-    for page, empty in zip(pages, blank, strict=True):
-        outcome = PageOutcome(source=source, page=page.index, blank_back=empty and not all(blank))
-        try:
-            if empty:
-                raise InputError(f"{source}" + (f" page {page.index + 1}" if len(pages) > 1 else "")
-                                 + f": {BLANK_PAGE}")
-            t0 = time.perf_counter()
-            straight = straighten(page)
-            t1 = time.perf_counter()
-            table = find_table(straight)
-            t2 = time.perf_counter()
-            outcome.reading = read_table(table)
-            t3 = time.perf_counter()
-            outcome.table = table
-            outcome.timings = {"straighten": t1 - t0, "table": t2 - t1, "read": t3 - t2}
-        except InputError as exc:
-            outcome.error = str(exc)
-        yield outcome
+        outcome.error = str(exc)
+    return outcome
 
 
 @dataclass

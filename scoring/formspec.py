@@ -33,8 +33,9 @@ HEADER_WORDS = {"dealer": "dealer", "score": "score", "cumulative": "cumul"}
 # ... and the stems of which two, read above a ruled table, confirm it is this form.
 HEADER_STEMS = ("deal", "score", "cumul", "ns", "ew")
 
-# Image files a scan may come in (what ocr/load.py decodes; HEIC with the optional pillow-heif),
-# and scans: those or a PDF.  A folder is searched for these suffixes (case-insensitive).
-IMAGE_SUFFIXES = frozenset({".png", ".jpg", ".jpeg", ".jpe", ".tif", ".tiff", ".bmp", ".webp",
-                            ".gif", ".pbm", ".pgm", ".ppm", ".pnm", ".heic", ".heif"})
+# Image files a scan may come in (what ocr/load.py decodes, HEIC through pillow-heif), and scans:
+# those or a PDF.  A folder is searched for these suffixes (case-insensitive), and its other files
+# by their content.
+IMAGE_SUFFIXES = frozenset({".png", ".jpg", ".jpeg", ".jpe", ".jfif", ".tif", ".tiff", ".bmp",
+                            ".webp", ".gif", ".pbm", ".pgm", ".ppm", ".pnm", ".heic", ".heif"})
 SCAN_SUFFIXES = IMAGE_SUFFIXES | {".pdf"}

@@ -24,12 +24,13 @@ def test_missing_input_is_bad_usage(tmp_path, capsys):
     assert "no such file or folder" in capsys.readouterr().err
 
 
-def test_unusable_output_folder_is_bad_usage(tmp_path, capsys):
+def test_an_output_folder_that_cannot_be_made_exits_5(tmp_path, capsys):
+    """README: 5 when the output folder cannot be written (more cases in tests/hostile/)."""
     blocker = tmp_path / "file"
     blocker.write_text("x")
     (tmp_path / "a.png").write_bytes(b"x")
-    assert cli.main(["batch", str(tmp_path / "a.png"), "--out", str(blocker / "out")]) == 2
-    assert "cannot use output folder" in capsys.readouterr().err
+    assert cli.main(["batch", str(tmp_path / "a.png"), "--out", str(blocker / "out")]) == cli.ExitCode.WRITE_FAILED
+    assert "cannot write output folder" in capsys.readouterr().err
 
 
 def test_failed_inputs_exit_3_and_are_listed(tmp_path, capsys):
@@ -87,13 +88,13 @@ def test_an_email_without_a_scan_is_listed(tmp_path, capsys):
     out = tmp_path / "out"
     assert cli.main(["batch", str(eml), "--out", str(out), "--quiet", "--jobs", "1"]) == 0
     err = capsys.readouterr().err
-    assert f"no scan: {eml}: no scan attached (from pat@club.example, 'Re: week 12')" in err
+    assert f"no scan: {eml.name}: no scan attached (from pat@club.example, 'Re: week 12')" in err
     assert "0 failed, 1 e-mail without a scan" in err
     # kept in the ledger and listed in the report (who sent no sheet), once however often it is seen
     assert cli.main(["batch", str(eml), "--out", str(out), "--quiet", "--jobs", "1"]) == 0
     with Ledger(out / LEDGER_NAME) as ledger:
         (kept,) = ledger.messages()
-    assert (kept["source"], kept["sender"], kept["subject"]) == (str(eml), "pat@club.example", "Re: week 12")
+    assert (kept["source"], kept["sender"], kept["subject"]) == (eml.name, "pat@club.example", "Re: week 12")
     report = (out / "report.html").read_text()
     assert "E-mails without a scan" in report and "pat@club.example" in report and "Re: week 12" in report
 

@@ -77,7 +77,7 @@ def test_eml_keeps_scan_and_pdf_skips_logo_signature_and_text(tmp_path):
         assert s.sender == "Ann Smith <ann@example.org>"
         assert s.subject == "Sheet for week 11 — Smith/Jones v Brown/Reid"
         assert s.date == "2026-03-14T18:30:00+00:00"
-        assert s.container == str(eml) and s.attachment == s.name and s.path is None
+        assert s.container == eml.name and s.attachment == s.name and s.path is None  # no machine's folders
         assert s.data and len(s.sha256) == 64
     assert scans[1].data.startswith(b"%PDF")
     reasons = {i.source.rsplit("> ", 1)[1]: i.reason for i in skipped}
@@ -99,7 +99,7 @@ def test_mbox_with_several_messages(tmp_path):
     scans = [i for i in collect_inputs([path]) if isinstance(i, ScanInput)]
     assert [(s.sender, s.name) for s in scans] == [("a@x.org", "one.png"), ("c@z.org", "two.jpg"),
                                                    ("c@z.org", "three.png")]
-    assert scans[0].container == f"{path} #1" and scans[1].container == f"{path} #3"
+    assert scans[0].container == f"{path.name} #1" and scans[1].container == f"{path.name} #3"
     assert len({s.sha256 for s in scans}) == 3
 
 
@@ -136,8 +136,10 @@ def test_folders_recurse_and_skip_hidden_other_files_and_the_output_folder(tmp_p
     (tmp_path / "in" / "out" / "sheets" / "old.jpg").write_bytes(scan_png(seed=7))
     (tmp_path / "in" / "week1" / "loop").symlink_to(tmp_path / "in", target_is_directory=True)
     items = list(collect_inputs([tmp_path / "in"], exclude=[tmp_path / "in" / "out"]))
-    assert [i.name for i in items] == ["b.PDF", "a.png"]
-    assert all(isinstance(i, ScanInput) and i.path for i in items)
+    assert [i.name for i in items if isinstance(i, ScanInput)] == ["b.PDF", "a.png"]
+    assert all(i.path for i in items if isinstance(i, ScanInput))
+    # a file that is not a scan is named, not silently passed over (hidden ones are not entered)
+    assert [(i.source, i.file) for i in items if isinstance(i, Skipped)] == [("in/readme.txt", True)]
 
 
 def test_explicit_unknown_file_is_passed_on_and_unreadable_is_a_problem(tmp_path):
@@ -192,9 +194,9 @@ def test_a_message_without_a_scan_is_named_not_dropped(tmp_path):
     items = list(collect_inputs([path]))
     unscanned = [i for i in items if isinstance(i, Skipped) and i.message]
     assert [(i.source, i.reason) for i in unscanned] == [
-        (f"{path} #2", "no scan attached (from b@y.org, 'see you Tuesday')"),
-        (f"{path} #3", "no scan attached (from c@z.org, 'oops')")]
-    assert [i.source for i in items if isinstance(i, Skipped) and not i.message] == [f"{path} #3 > logo.png"]
+        (f"{path.name} #2", "no scan attached (from b@y.org, 'see you Tuesday')"),
+        (f"{path.name} #3", "no scan attached (from c@z.org, 'oops')")]
+    assert [i.source for i in items if isinstance(i, Skipped) and not i.message] == [f"{path.name} #3 > logo.png"]
     summary = run_batch(iter([i for i in items if not isinstance(i, ScanInput)]),
                         BatchOptions(out_dir=tmp_path / "out", jobs=1, progress=False),
                         reader=fake_reader, reconciler=simple_reconciler)

@@ -14,7 +14,7 @@ import pytest
 from batch.audit import audit
 from batch.export import write_csv
 from batch.inputs import collect_inputs
-from batch.ledger import LEDGER_NAME, Ledger
+from batch.ledger import LEDGER_NAME, SCHEMA_VERSION, Ledger
 from batch.runner import BatchOptions, run_batch
 from report.csvfile import MATCH_COLUMNS as CSV_COLUMNS
 from tests.support import consistent_rows, fake_reader, sheet_bytes, simple_reconciler
@@ -200,7 +200,7 @@ def test_ledger_schema_and_stored_reading_round_trip(tmp_path):
     db = sqlite3.connect(out / LEDGER_NAME)
     tables = {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
     assert {"schema_version", "scans", "sheets", "readings", "matches", "flags", "reviews"} <= tables
-    assert db.execute("SELECT version FROM schema_version").fetchall() == [(1,)]
+    assert db.execute("SELECT version FROM schema_version").fetchall() == [(SCHEMA_VERSION,)]
     (stored,) = [json.loads(r[0]) for r in db.execute(
         "SELECT reading FROM readings JOIN sheets ON sheets.id = readings.sheet_id "
         "JOIN scans ON scans.id = sheets.scan_id WHERE scans.source LIKE '%c.png'")]
