@@ -10,8 +10,8 @@
   never trained on): numbers of 1-5 digits composed from one writer's digits and rendered as cells
   (``train.unipen.render_number``); "scores" are multiples of ten read with the product's priors,
   "digits" any digits (first not 0) read without the multiple-of-ten prior.
-Readers: the cell networks alone, the second reader alone (PP-OCRv6, asked on every cell, weight of
-the networks 0), and the product's combination (the default ReaderSettings).  Per reader: exact,
+Readers: the cell networks alone, the second reader alone (PP-OCRv6, asked on every cell, a mixture
+share of 1), and the combination as shipped (the default ReaderSettings).  Per reader: exact,
 truth in the top 3, readings at >= 0.95 (how many, how many right), the truth's mean NLL, ms per cell.
 ``--fit``: the combination's weights and threshold over a grid, by the truth's NLL, on the writers of
 ``--part`` (use a part other than the measured one).
@@ -94,8 +94,8 @@ def score(readings: list[CellReading], truths: list[str]) -> dict:
 
 READERS = {
     "cell networks": dict(use_second=False),
-    "second reader alone": dict(nets_weight=0.0, second_unsure=1.01),
-    "combined (product)": dict(),
+    "second reader alone": dict(second_share=1.0, second_unsure=1.01),
+    "combined (as shipped)": dict(),
 }
 
 

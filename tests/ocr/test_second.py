@@ -167,3 +167,20 @@ def test_version_names_the_second_reader():
     assert "+second-" in v and v.endswith("+" + PREPARE_MARK) and "mix" in v
     assert v.replace(v.split("+")[-2] + "+", "") == net.version
     assert default_version() == v  # what batch/runner compares stored readings with
+
+
+@needs_model
+def test_winners_line_tesseract_left_unread_is_read_by_the_second_reader():
+    from ocr.data import CellImage, Page, StraightPage, Table
+    from ocr.read import read_table
+
+    bgr = np.full((50, 50, 3), 255, np.uint8)
+    straight = StraightPage(page=Page("w", 0, bgr), image=bgr, to_original=np.eye(3))
+    quad = np.zeros((4, 2), np.float32)
+    cells = [CellImage("ns", "1", np.full((40, 120), 255, np.uint8), quad),
+             CellImage("winners", "", _text_image("Dunn / Grant", height=60, scale=1.2, thickness=2), quad)]
+    texts = {"names_ns": "Lee / Stone", "names_ew": "Dunn / Grant", "winners": None}
+    with_second = read_table(Table(straight=straight, cells=cells, texts=texts))
+    assert with_second.winners_hint == "ew" and with_second.winners_text.replace(" ", "") == "Dunn/Grant"
+    without = read_table(Table(straight=straight, cells=cells, texts=texts), settings=ReaderSettings(use_second=False))
+    assert without.winners_hint is None and without.winners_text is None
