@@ -11,7 +11,8 @@ This is how the ensemble and the "none of these" changes of round 4 were compare
 
 A configuration is comma-separated key=value: nets (model files in ocr/models, joined by '+'),
 slope, sheet, cap, floor, sureat, surefloor, suredoubt (scoring.recon_trust.NONE_SLOPE, NONE_SHEET, NONE_SHEET_CAP,
-NONE_FLOOR, SURE_AT, SURE_FLOOR, SURE_DOUBT: how far reconciliation widens the reader's "none of these"), readnone (ocr.read.NONE_FLOOR, the reader's own floor), digits (the
+NONE_FLOOR, SURE_AT, SURE_FLOOR, SURE_DOUBT: how far reconciliation widens the reader's "none of these"), readnone (ReaderSettings.none_floor, the reader's own floor), second and secondbelow (ReaderSettings.second_share and
+second_unsure: the second reader's share and where it is asked), digits (the
 digit network: a file in ocr/models or a path, "none" to read without it), mix (ocr.digitnet.MIX), unsure (ocr.cellnet.DIGITS_UNSURE),
 ensemble (ocr.cellnet.ENSEMBLE_UNSURE), variant (ocr.digitnet.VARIANT_AT), temp, flag, copy and total (scoring.reconcile.SHEET_TEMP,
 FLAG_AT, COPY_FLAG_AT, TOTAL_FLAG_AT) and the other keys of SETTINGS below (reconciliation's constants; configurations
@@ -38,7 +39,6 @@ import cv2
 
 import ocr.cellnet
 import ocr.digitnet
-import ocr.read
 import scoring.recon_decode
 import scoring.recon_trust
 import scoring.reconcile
@@ -48,6 +48,7 @@ from ocr.cellnet import DIGITS_PATH, MODEL_PATH, CellNet, CellReader, default_ne
 from ocr.digitnet import DigitNet
 from ocr.pipeline import read_file
 from ocr.read import read_table
+from ocr.settings import ReaderSettings
 from samples.generate import generate_sheet
 from scoring.reconcile import reconcile
 
@@ -58,7 +59,6 @@ WORK = ROOT / "bench" / "_work"
 SETTINGS = {
     "slope": (scoring.recon_trust, "NONE_SLOPE", False), "sheet": (scoring.recon_trust, "NONE_SHEET", False),
     "cap": (scoring.recon_trust, "NONE_SHEET_CAP", False), "floor": (scoring.recon_trust, "NONE_FLOOR", False),
-    "readnone": (ocr.read, "NONE_FLOOR", True),
     "mix": (ocr.digitnet, "MIX", True),
     "unsure": (ocr.cellnet, "DIGITS_UNSURE", True), "ensemble": (ocr.cellnet, "ENSEMBLE_UNSURE", True),
     "variant": (ocr.digitnet, "VARIANT_AT", True), "temp": (scoring.reconcile, "SHEET_TEMP", False),
@@ -76,6 +76,8 @@ SETTINGS = {
     "costtotal": (scoring.recon_decode, "COST_TOTAL", False), "costcum": (scoring.recon_decode, "COST_CUMULATIVE", False),
 }
 DEFAULTS = {name: getattr(module, attr) for name, (module, attr, _) in SETTINGS.items()}  # the committed settings
+# name -> the ReaderSettings field it sets (the reader takes its values as an argument, not from module constants)
+READER_FIELDS = {"readnone": "none_floor", "second": "second_share", "secondbelow": "second_unsure"}
 
 
 # the code that makes the cached sheets and tables: a change to any of it makes new caches
@@ -117,8 +119,10 @@ def configure(spec: str) -> tuple[tuple, CellReader]:
     settings = dict(kv.split("=", 1) for kv in spec.split(",") if "=" in kv)
     for name, (module, attr, _) in SETTINGS.items():
         setattr(module, attr, float(settings.get(name, DEFAULTS[name])))
+    reader_settings = dataclasses.replace(ReaderSettings(), **{field: float(settings[name])
+                                                               for name, field in READER_FIELDS.items() if name in settings})
     key = (settings.get("nets"), settings.get("digits")) + tuple(
-        getattr(module, attr) for module, attr, reads in SETTINGS.values() if reads)
+        getattr(module, attr) for module, attr, reads in SETTINGS.values() if reads) + (reader_settings,)
     if "nets" not in settings and "digits" not in settings:
         return key, default_net()
     nets = default_net().nets if "nets" not in settings else \
@@ -131,14 +135,14 @@ def readings(seed: int, count: int, sheets, key: tuple, reader: CellReader) -> l
     """Each sheet's reading under ``key``'s settings, kept in bench/_work (by the networks' digests
     and the "none" settings, and the reading code itself: ocr/cellnet.py, ocr/read.py, and the
     tables' code) so that reconciliation-only configurations take seconds, not minutes."""
-    code = b"".join((ROOT / "ocr" / name).read_bytes() for name in ("cellnet.py", "read.py", "digitnet.py"))
+    code = b"".join((ROOT / "ocr" / name).read_bytes() for name in ("cellnet.py", "read.py", "digitnet.py", "ppocr.py", "settings.py"))
     code += _table_code()
     tag = hashlib.sha256(repr((reader.version,) + key[1:]).encode() + code).hexdigest()[:12]
     path = WORK / f"readings-{seed}-{count}-{tag}.pkl"
     if path.exists():
         with path.open("rb") as fh:
             return pickle.load(fh)
-    out = [None if table is None else read_table(table, net=reader) for _, _, table in sheets]
+    out = [None if table is None else read_table(table, net=reader, settings=key[-1]) for _, _, table in sheets]
     with path.open("wb") as fh:
         pickle.dump(out, fh)
     return out
