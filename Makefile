@@ -5,12 +5,14 @@ PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-stamp
+PPOCR := ocr/models/PP-OCRv6_rec_small.onnx
+RAPIDOCR := rapidocr==3.10.0
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 APT := DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get
 
 .PHONY: install system-deps browser demo test bench lint model samples clean
 
-install: system-deps $(STAMP)
+install: system-deps $(STAMP) $(PPOCR)
 
 # Tesseract from the OS packages, only when it is missing.
 system-deps:
@@ -29,6 +31,12 @@ $(STAMP): pyproject.toml
 	$(PY) -m pip install -q --upgrade pip
 	$(PY) -m pip install -q -e '.[test]'
 	@touch $(STAMP)
+
+# The second reader's model (ocr/ppocr.py): the one file taken from the rapidocr wheel on PyPI
+# (pip download, no install), its SHA-256 checked; nothing downloads at run time.
+$(PPOCR): | $(STAMP)
+	$(PY) -m pip download -q --no-deps $(RAPIDOCR) -d $(VENV)/wheels
+	$(PY) -m ocr.ppocr $(VENV)/wheels/rapidocr-3.10.0-py3-none-any.whl
 
 demo: install
 	$(PY) cli.py demo

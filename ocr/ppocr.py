@@ -1,0 +1,219 @@
+"""A second reader of handwriting: PP-OCRv6's small text recogniser, run by OpenCV's dnn module.
+
+PaddleOCR's PP-OCRv6 small recognition model (Apache-2.0) was trained on far more handwriting than
+the cell networks ever saw; it reads a line of text 48 px high into per-frame probabilities over
+18,710 characters with a CTC output.  The model file ships inside the ``rapidocr`` wheel on PyPI;
+``make install`` extracts just that file into ``ocr/models/`` (``python -m ocr.ppocr WHEEL``), and
+nothing is downloaded at run time.  Its character list is the ONNX metadata key ``character``.
+
+Two uses: a number cell's frames cut down to the cell networks' alphabet (separators and ticks
+count as "nothing here"), so the same CTC code scores any candidate string under it
+(ocr/read.py combines the two readers); and a names or winners line read as text (:func:`read_line`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+import os
+import sys
+import zipfile
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from ocr.settings import ReaderSettings
+
+MODEL_PATH = Path(__file__).resolve().parent / "models" / "PP-OCRv6_rec_small.onnx"
+WHEEL_MEMBER = "rapidocr/models/PP-OCRv6_rec_small.onnx"
+# the model file of rapidocr 3.10.0 (its MODEL_LICENSES.md gives the same digest)
+SHA256 = "6f327246b50388f3c176ae304bd95767ea6dc0c9ae92153ef8cbe210b3c14884"
+HEIGHT = 48  # the model's input rows
+# marks on a number that are no digit: their probability counts as "nothing here"
+SEPARATORS = ".,'`·:;/ _"
+DEFAULT = ReaderSettings()
+
+
+def _varint(b: bytes, i: int) -> tuple[int, int]:
+    r = s = 0
+    while True:
+        c = b[i]
+        i += 1
+        r |= (c & 0x7F) << s
+        s += 7
+        if c < 0x80:
+            return r, i
+
+
+def _fields(b: bytes):
+    """The top-level (field number, value) pairs of a protobuf message (enough to reach ONNX metadata)."""
+    i = 0
+    while i < len(b):
+        key, i = _varint(b, i)
+        kind = key & 7
+        if kind == 0:
+            v, i = _varint(b, i)
+        elif kind == 2:
+            n, i = _varint(b, i)
+            v, i = b[i:i + n], i + n
+        elif kind == 1:
+            v, i = b[i:i + 8], i + 8
+        elif kind == 5:
+            v, i = b[i:i + 4], i + 4
+        else:
+            raise ValueError(f"not an ONNX model (protobuf wire type {kind})")
+        yield key >> 3, v
+
+
+def onnx_metadata(model: bytes) -> dict[str, str]:
+    """An ONNX model's ``metadata_props`` (ModelProto field 14) without the onnx package."""
+    out = {}
+    for number, value in _fields(model):
+        if number == 14:
+            entry = dict(_fields(value))
+            out[bytes(entry.get(1, b"")).decode()] = bytes(entry.get(2, b"")).decode()
+    return out
+
+
+@dataclass(frozen=True)
+class LineReader:
+    """The loaded recogniser: its characters (index 0 is the CTC blank, the last a space) and the
+    model bytes, made into an OpenCV dnn network once per process (a forked worker makes its own)."""
+
+    chars: tuple[str, ...]
+    model: bytes
+    digest: str
+    _dnn: dict = field(default_factory=dict, compare=False, repr=False)
+
+    @classmethod
+    def load(cls, path: str | Path = MODEL_PATH) -> LineReader:
+        data = Path(path).read_bytes()
+        meta = onnx_metadata(data)
+        if "character" not in meta:
+            raise ValueError(f"{path}: no character list in the model's metadata")
+        chars = ("",) + tuple(meta["character"].split("\n")) + (" ",)
+        return cls(chars, data, hashlib.sha256(data).hexdigest()[:12])
+
+    def net(self):
+        pid = os.getpid()
+        if pid not in self._dnn:
+            self._dnn[pid] = cv2.dnn.readNetFromONNX(np.frombuffer(self.model, np.uint8))
+        return self._dnn[pid]
+
+    def probs(self, images: list[np.ndarray], batch: int = 8) -> list[np.ndarray]:
+        """Per-frame character probabilities (T_i, len(chars)) of each grey image (paper light,
+        ink dark), scaled to HEIGHT rows; images of similar width run together, padded on the right
+        as the model was trained (to the widest of the batch)."""
+        widths = [max(1, int(math.ceil(HEIGHT * g.shape[1] / max(1, g.shape[0])))) for g in images]
+        order = sorted(range(len(images)), key=lambda i: widths[i])
+        out: list[np.ndarray | None] = [None] * len(images)
+        for k in range(0, len(order), batch):
+            idx = order[k:k + batch]
+            wmax = max(max(widths[i] for i in idx), HEIGHT)
+            x = np.zeros((len(idx), 3, HEIGHT, wmax), np.float32)
+            for j, i in enumerate(idx):
+                g = cv2.resize(images[i], (widths[i], HEIGHT), interpolation=cv2.INTER_AREA
+                               if images[i].shape[0] > HEIGHT else cv2.INTER_LINEAR)
+                x[j, :, :, :widths[i]] = (g.astype(np.float32) / 255.0 - 0.5) / 0.5
+            net = self.net()
+            net.setInput(x)
+            y = net.forward()  # (B, T, classes), already softmax-ed
+            t_used = [max(1, -(-widths[i] // 8)) for i in idx]  # the model's frames are 8 columns wide
+            for j, i in enumerate(idx):
+                out[i] = y[j, : t_used[j]]
+        return out  # type: ignore[return-value]
+
+    def mapped(self, probs: np.ndarray, alphabet: str) -> np.ndarray:
+        """Log-probabilities over [CTC blank] + ``alphabet`` from full frames: separators' (and the
+        space's) probability goes to the blank, every other character's is left out and the rest
+        renormalised -- the reader asked "which of these symbols, if any", as the cell networks are."""
+        index = {c: i for i, c in enumerate(self.chars)}
+        cols = [index[c] if c in index else -1 for c in alphabet]
+        sep = [index[c] for c in SEPARATORS if c in index]
+        out = np.empty((len(probs), len(alphabet) + 1), np.float64)
+        out[:, 0] = probs[:, 0] + probs[:, sep].sum(axis=1)
+        for k, c in enumerate(cols):
+            out[:, k + 1] = probs[:, c] if c >= 0 else 0.0
+        out /= np.maximum(out.sum(axis=1, keepdims=True), 1e-30)
+        return np.log(np.maximum(out, 1e-30))
+
+    def text(self, probs: np.ndarray) -> tuple[str, float]:
+        """The best path's text and its probability (the product of its frames' best probabilities)."""
+        best = probs.argmax(axis=1)
+        chars: list[str] = []
+        prev = 0
+        for c in best.tolist():
+            if c != prev and c != 0:
+                chars.append(self.chars[c])
+            prev = c
+        conf = float(np.exp(np.log(np.maximum(probs.max(axis=1), 1e-30)).sum()))
+        return "".join(chars).strip(), conf
+
+
+def mark(digest: str, settings: ReaderSettings = DEFAULT) -> str:
+    """The second reader's part of a reading's reader version: its model, when it is asked, how
+    its opinion is weighed."""
+    rule = f"mix{settings.second_share:g}" if settings.second_share > 0 else f"w{settings.nets_weight:g}-{settings.second_weight:g}"
+    return f"second-{digest}-below{settings.second_unsure:g}-{rule}"
+
+
+@lru_cache(maxsize=1)
+def default_reader() -> LineReader | None:
+    """The installed model, loaded once per process; None when it is not installed (``make install``
+    puts it there) or RUBBERSCAN_SECOND=0 -- the cell networks then read alone."""
+    wanted = os.environ.get("RUBBERSCAN_SECOND", "").strip()
+    if wanted not in ("", "0", "1"):
+        raise ValueError(f"RUBBERSCAN_SECOND must be 0 or 1, not {wanted!r}")
+    if wanted == "0" or not MODEL_PATH.exists():
+        return None
+    return LineReader.load(MODEL_PATH)
+
+
+def writing_crop(grey: np.ndarray, rows: tuple[int, int], cols: tuple[int, int], margin: float) -> np.ndarray:
+    """The part of a cell image holding its writing (rows y0..y1, columns x0..x1, end excluded),
+    with ``margin`` x the writing's height of paper around it: a text line as the model reads them."""
+    y0, y1 = rows
+    x0, x1 = cols
+    pad = int(round(margin * max(1, y1 - y0))) + 1
+    crop = np.ascontiguousarray(grey[y0:y1, x0:x1])
+    return cv2.copyMakeBorder(crop, pad, pad, pad, pad, cv2.BORDER_CONSTANT, value=255)
+
+
+def read_line(grey: np.ndarray, reader: LineReader | None = None, margin: float = 0.15) -> tuple[str, float] | None:
+    """A names or winners line's text and the model's confidence, from a field's grey crop (paper
+    light, rulings removed); ("", 1.0) for a field with no writing; None without the model."""
+    reader = reader or default_reader()
+    if reader is None:
+        return None
+    g = np.asarray(grey)
+    if g.ndim == 3:
+        g = cv2.cvtColor(g, cv2.COLOR_BGR2GRAY)
+    ink = g < min(160, int(np.percentile(g, 50)) - 40)
+    rows, cols = np.flatnonzero(ink.sum(axis=1) > 0), np.flatnonzero(ink.sum(axis=0) > 0)
+    if len(rows) == 0 or ink.sum() < 12:
+        return "", 1.0
+    crop = writing_crop(g, (int(rows[0]), int(rows[-1]) + 1), (int(cols[0]), int(cols[-1]) + 1), margin)
+    return reader.text(reader.probs([crop])[0])
+
+
+def extract(wheel: str | Path, out: str | Path = MODEL_PATH) -> Path:
+    """Copy the model file out of a rapidocr wheel, checking its SHA-256 (install time only)."""
+    with zipfile.ZipFile(wheel) as z:
+        data = z.read(WHEEL_MEMBER)
+    digest = hashlib.sha256(data).hexdigest()
+    if digest != SHA256:
+        raise ValueError(f"{wheel}: {WHEEL_MEMBER} has SHA-256 {digest}, expected {SHA256}")
+    out = Path(out)
+    tmp = out.with_suffix(".tmp")
+    tmp.write_bytes(data)
+    tmp.replace(out)
+    return out
+
+
+if __name__ == "__main__":
+    if len(sys.argv) != 2:
+        sys.exit("usage: python -m ocr.ppocr RAPIDOCR_WHEEL   (extracts the model into ocr/models/)")
+    print(extract(sys.argv[1]))

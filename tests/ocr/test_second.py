@@ -1,0 +1,186 @@
+"""The second reader (ocr/ppocr.py), its combination with the cell networks (ocr.read.combine),
+crops given on their own (ocr/crop.py) and ``rubberscan cell`` (ocr/cellread.py)."""
+
+from __future__ import annotations
+
+import json
+import zipfile
+from dataclasses import replace
+
+import cv2
+import numpy as np
+import pytest
+
+from ocr.cellnet import ALPHABET
+from ocr.crop import cell_image
+from ocr.ppocr import MODEL_PATH, LineReader, default_reader, extract, onnx_metadata, read_line
+from ocr.read import combine, read_cells
+from ocr.settings import ReaderSettings
+
+needs_model = pytest.mark.skipif(not MODEL_PATH.exists(), reason="the second reader's model is installed by `make install`")
+
+
+def _text_image(text: str, height: int = 64, scale: float = 1.6, thickness: int = 3) -> np.ndarray:
+    """Grey, paper 250, ``text`` in a plain font (the second reader reads print as well as hands)."""
+    (w, h), base = cv2.getTextSize(text, cv2.FONT_HERSHEY_SIMPLEX, scale, thickness)
+    img = np.full((height, w + 40), 250, np.uint8)
+    cv2.putText(img, text, (20, (height + h) // 2), cv2.FONT_HERSHEY_SIMPLEX, scale, 20, thickness, cv2.LINE_AA)
+    return img
+
+
+def test_metadata_is_parsed_without_the_onnx_package():
+    """A hand-made ModelProto: field 14 entries (key 1, value 2) among other fields."""
+    def ld(number: int, payload: bytes) -> bytes:
+        return bytes([number << 3 | 2, len(payload)]) + payload
+
+    entry = ld(1, b"character") + ld(2, "0\n1\n€".encode())
+    model = bytes([1 << 3 | 0, 7]) + ld(7, b"graph bytes") + ld(14, entry) + ld(14, ld(1, b"other"))
+    assert onnx_metadata(model) == {"character": "0\n1\n€", "other": ""}
+
+
+def test_extract_checks_the_digest(tmp_path):
+    wheel = tmp_path / "rapidocr-0-py3-none-any.whl"
+    with zipfile.ZipFile(wheel, "w") as z:
+        z.writestr("rapidocr/models/PP-OCRv6_rec_small.onnx", b"not the model")
+    with pytest.raises(ValueError, match="SHA-256"):
+        extract(wheel, tmp_path / "model.onnx")
+    assert not (tmp_path / "model.onnx").exists()
+
+
+@needs_model
+def test_installed_model_reads_printed_digits_and_words():
+    reader = default_reader()
+    assert reader is not None and reader.chars[0] == "" and "7" in reader.chars
+    probs = reader.probs([_text_image("1460"), _text_image("Smith / Jones")])
+    assert reader.text(probs[0])[0] == "1460"
+    assert reader.text(probs[1])[0].replace(" ", "") == "Smith/Jones"
+    lp = reader.mapped(probs[0], ALPHABET)
+    assert lp.shape == (len(probs[0]), len(ALPHABET) + 1)
+    assert np.allclose(np.exp(lp).sum(axis=1), 1.0)
+    assert read_line(_text_image("Lee & Stone"), reader)[0].replace(" ", "") == "Lee&Stone"
+    assert read_line(np.full((40, 200), 245, np.uint8), reader) == ("", 1.0)
+
+
+def _frames(path: list[int], sure: float = 0.98) -> np.ndarray:
+    """Log-probabilities over the cell alphabet: each frame sure of the class in ``path``."""
+    k = len(ALPHABET) + 1
+    p = np.full((len(path), k), (1 - sure) / (k - 1))
+    p[np.arange(len(path)), path] = sure
+    return np.log(p)
+
+
+def _path(s: str) -> list[int]:
+    out = [0]
+    for ch in s:
+        out += [ALPHABET.index(ch) + 1, 0]
+    return out + [0] * 3
+
+
+def test_combination_settles_a_doubt_and_keeps_disagreement_unsure():
+    nets = [("120", 0.55), ("170", 0.40)]
+    st = ReaderSettings(second_share=0.5)
+    agree = combine(nets, _frames(_path("120")), _frames(_path("120"), 0.6), st)
+    assert agree[0][0] == "120" and agree[0][1] > 0.65  # the networks alone: 0.55
+    other = combine(nets, _frames(_path("170")), _frames(_path("120"), 0.6), st)
+    assert other[0][0] == "170" and other[0][1] < 0.75  # nets and second reader disagree: unsure
+    # a string only the second reader proposes is listed, scored under the first network too
+    new = combine(nets, _frames(_path("180")), _frames(_path("120"), 0.6), st)
+    assert "180" in dict(new)
+    assert sum(p for _, p in new) <= 1 + 1e-9
+    # the product rule: agreement makes the reading surer than either reader alone
+    prod = combine(nets, _frames(_path("120")), _frames(_path("120"), 0.6), ReaderSettings(second_share=0.0))
+    assert prod[0][0] == "120" and prod[0][1] > 0.9
+
+
+def test_crop_on_patterned_paper_with_an_underline_becomes_a_clean_cell():
+    rng = np.random.default_rng(3)
+    g = _text_image("3520", height=70).astype(np.float32)
+    yy, xx = np.mgrid[: g.shape[0], : g.shape[1]]
+    g = np.minimum(g, 200 + 30 * np.sin((xx + yy) / 3.0))  # a cheque's diagonal pattern
+    g -= np.linspace(0, 40, g.shape[1])[None, :]  # shading across
+    g[60:63, :] = 60  # an underline
+    g += rng.normal(0, 3, g.shape)
+    cell = cell_image(np.clip(g, 0, 255).astype(np.uint8))
+    assert cell.dtype == np.uint8 and cell.ndim == 2
+    assert np.percentile(cell, 50) == 255  # the pattern is paper now
+    runs = cv2.morphologyEx((cell < 128).astype(np.uint8), cv2.MORPH_OPEN, np.ones((1, cell.shape[1] // 2), np.uint8))
+    assert not runs.any()  # no underline left across it
+    assert read_cells([cell])[0].best == 3520
+    assert (cell_image(np.full((50, 120), 180, np.uint8) + rng.integers(0, 4, (50, 120)).astype(np.uint8)) == 255).all()
+
+
+def test_read_cells_is_the_sheet_code_with_and_without_the_second_reader():
+    cells = [cell_image(_text_image("880")), np.full((60, 150), 250, np.uint8)]
+    for st in (ReaderSettings(use_second=False), ReaderSettings(second_unsure=1.01)):
+        r = read_cells(cells, st)
+        assert r[0].best == 880
+        assert r[1].blank and r[1].best == 0
+
+
+def test_cell_command(tmp_path, capsys):
+    from cli import main
+
+    good = tmp_path / "a.png"
+    cv2.imwrite(str(good), cv2.cvtColor(_text_image("1460"), cv2.COLOR_GRAY2BGR))
+    blank = tmp_path / "blank.png"
+    cv2.imwrite(str(blank), np.full((40, 100), 250, np.uint8))
+    broken = tmp_path / "broken.jpg"
+    broken.write_bytes(good.read_bytes()[:100])
+    text = tmp_path / "notes.txt"
+    text.write_text("1460")
+    assert main(["cell", str(good), str(tmp_path / "missing.png"), str(broken), str(text), str(blank)]) == 0
+    lines = [json.loads(x) for x in capsys.readouterr().out.splitlines()]
+    assert [x["source"] for x in lines] == [str(good), str(tmp_path / "missing.png"), str(broken), str(text), str(blank)]
+    assert lines[0]["value"] == 1460 and lines[0]["candidates"][0][0] == 1460
+    assert all(isinstance(v, int) and 0 <= p <= 1 for v, p in lines[0]["candidates"])
+    assert "no such file" in lines[1]["error"]
+    assert "broken" in lines[2]["error"] or "truncated" in lines[2]["error"]
+    assert "not an image" in lines[3]["error"]
+    assert lines[4]["value"] == 0 and "error" not in lines[4]
+
+
+def test_second_reader_can_be_switched_off(monkeypatch):
+    default_reader.cache_clear()
+    monkeypatch.setenv("RUBBERSCAN_SECOND", "0")
+    try:
+        assert default_reader() is None
+        monkeypatch.setenv("RUBBERSCAN_SECOND", "maybe")
+        default_reader.cache_clear()
+        with pytest.raises(ValueError, match="RUBBERSCAN_SECOND"):
+            default_reader()
+    finally:
+        default_reader.cache_clear()
+    assert replace(ReaderSettings(), use_second=False).use_second is False
+
+
+@needs_model
+def test_version_names_the_second_reader():
+    from ocr.cellnet import default_net
+    from ocr.read import reader_version
+
+    net = default_net()
+    assert reader_version(net, None) == net.version
+    from ocr.cellnet import PREPARE_MARK
+    from ocr.cellnet import reader_version as default_version
+
+    v = reader_version(net, LineReader.load(MODEL_PATH))
+    assert "+second-" in v and v.endswith("+" + PREPARE_MARK) and "mix" in v
+    assert v.replace(v.split("+")[-2] + "+", "") == net.version
+    assert default_version() == v  # what batch/runner compares stored readings with
+
+
+@needs_model
+def test_winners_line_tesseract_left_unread_is_read_by_the_second_reader():
+    from ocr.data import CellImage, Page, StraightPage, Table
+    from ocr.read import read_table
+
+    bgr = np.full((50, 50, 3), 255, np.uint8)
+    straight = StraightPage(page=Page("w", 0, bgr), image=bgr, to_original=np.eye(3))
+    quad = np.zeros((4, 2), np.float32)
+    cells = [CellImage("ns", "1", np.full((40, 120), 255, np.uint8), quad),
+             CellImage("winners", "", _text_image("Dunn / Grant", height=60, scale=1.2, thickness=2), quad)]
+    texts = {"names_ns": "Lee / Stone", "names_ew": "Dunn / Grant", "winners": None}
+    with_second = read_table(Table(straight=straight, cells=cells, texts=texts))
+    assert with_second.winners_hint == "ew" and with_second.winners_text.replace(" ", "") == "Dunn/Grant"
+    without = read_table(Table(straight=straight, cells=cells, texts=texts), settings=ReaderSettings(use_second=False))
+    assert without.winners_hint is None and without.winners_text is None
