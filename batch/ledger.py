@@ -144,6 +144,14 @@ class _FolderLock:
         os.ftruncate(fd, 0)
         os.write(fd, str(os.getpid()).encode("ascii"))
         self.fd = fd
+        # a forked worker inherits the descriptor, and an flock lives while any copy is open: the
+        # child closes its copy, so the lock ends with the batch even while a worker lingers
+        os.register_at_fork(after_in_child=self._close_in_child)
+
+    def _close_in_child(self) -> None:
+        if self.fd is not None:
+            os.close(self.fd)
+            self.fd = None
 
     def release(self) -> None:
         if self.fd is not None:

@@ -100,6 +100,38 @@ def test_a_second_batch_in_the_same_folder_stops_with_a_clear_message(done, caps
         pass
 
 
+def test_the_lock_ends_with_the_batch_even_while_a_forked_worker_lingers(tmp_path):
+    """A worker forked while the batch holds the folder lock inherits its descriptor; killed with
+    -9, the batch must not leave the folder locked for as long as that worker takes to die."""
+    import signal
+    import textwrap
+    import time
+
+    script = textwrap.dedent(f"""
+        import os, sys, time
+        sys.path.insert(0, {str(ROOT)!r})
+        from batch.ledger import Ledger
+        with Ledger(__import__("pathlib").Path({str(tmp_path / LEDGER_NAME)!r}), lock=True):
+            pid = os.fork()
+            if pid == 0:
+                time.sleep(60)  # a worker that has not noticed yet
+                os._exit(0)
+            print(pid, flush=True)
+            time.sleep(60)
+    """)
+    proc = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True)
+    worker = int(proc.stdout.readline())
+    try:
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait(timeout=10)
+        time.sleep(0.2)
+        assert Path(f"/proc/{worker}").exists()  # the worker still lives ...
+        with Ledger(tmp_path / LEDGER_NAME, lock=True):  # ... and the folder is free
+            pass
+    finally:
+        os.kill(worker, signal.SIGKILL)
+
+
 def test_an_old_ledger_is_upgraded_and_its_timeouts_become_retries(tmp_path):
     path = tmp_path / LEDGER_NAME
     with Ledger(path) as led:
