@@ -21,9 +21,11 @@ class AuditResult:
 
 
 def audit(out_dir: str | Path, unfinished: str | None = None, partscore: int | None = None,
-          reconciler: Reconciler | None = None) -> AuditResult:
+          reconciler: Reconciler | None = None, cluster: str | None = None) -> AuditResult:
     """Re-reconcile every stored reading under the given house rules (None = as last used),
-    update the ledger, the per-sheet files and the report, and describe what changed."""
+    update the ledger, the per-sheet files and the report, and describe what changed.
+    ``cluster`` (tcp://HOST:PORT or local:N): the re-reconciling runs on a Dask cluster
+    (batch.cluster); only this process reads and writes the ledger and the files."""
     out_dir = Path(out_dir)
     path = out_dir / LEDGER_NAME
     if not path.is_file():
@@ -36,13 +38,16 @@ def audit(out_dir: str | Path, unfinished: str | None = None, partscore: int | N
     with Ledger(path, lock=True) as ledger:
         rules = merge_rules(ledger.get_setting("rules"), unfinished, partscore)
         ledger.set_setting("rules", rules)
-        house = house_rules(rules)
         old = {s.sheet_id: s for s in ledger.sheets() if s.sheet_id}
-        for sid, stored in ledger.readings():
-            try:
-                new = reconcile(reading_from_json(stored), house).to_json(with_explanations=True)
-            except Exception as exc:  # a stored reading the scorer rejects: report, keep going
-                result.errors.append(f"{sid}: cannot re-reconcile: {type(exc).__name__}: {exc}")
+        if cluster:
+            from batch.cluster import parse_cluster, reconcile_on_cluster
+
+            done = reconcile_on_cluster(parse_cluster(cluster), ledger.readings(), reconcile, rules)
+        else:
+            done = _reconcile_here(ledger.readings(), reconcile, house_rules(rules))
+        for sid, new, error in done:
+            if error is not None:  # a stored reading the scorer rejects: report, keep going
+                result.errors.append(f"{sid}: {error}")
                 continue
             result.sheets += 1
             before = old.get(sid)
@@ -56,6 +61,15 @@ def audit(out_dir: str | Path, unfinished: str | None = None, partscore: int | N
                 outputs.write_sheet_files(out_dir, row)
         outputs.write_index(out_dir, ledger)
     return result
+
+
+def _reconcile_here(readings, reconcile: Reconciler, house):
+    """(sheet id, new result, None) for each stored reading, or (sheet id, None, why not)."""
+    for sid, stored in readings:
+        try:
+            yield sid, reconcile(reading_from_json(stored), house).to_json(with_explanations=True), None
+        except Exception as exc:  # noqa: BLE001 - one bad stored reading never stops the audit
+            yield sid, None, f"cannot re-reconcile: {type(exc).__name__}: {exc}"
 
 
 def describe_changes(old: dict | None, new: dict) -> list[str]:

@@ -1,6 +1,10 @@
 """Parallel batch runs: a pool of worker processes, per-scan time limit, progress, Ctrl-C.
 
-Each worker is a long-lived process fed one scan at a time over a pipe; a scan that
+The runner plans what to read, hands the scans to an executor -- this module's local pool (the
+default) or a Dask cluster (batch.cluster, ``--cluster``) -- and commits each finished scan: only
+this process writes the ledger, the report and the sheet files.
+
+Each local worker is a long-lived process fed one scan at a time over a pipe; a scan that
 runs past the time limit (or crashes its worker) is recorded as failed and the worker
 replaced; a rerun tries it again, up to ``BatchOptions.max_tries`` times in all.  Results
 are committed to the ledger as each scan finishes, so an interrupted batch (Ctrl-C or
@@ -21,11 +25,12 @@ import sys
 import threading
 import time
 from collections import deque
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from multiprocessing.connection import wait
 from pathlib import Path
+from typing import Protocol
 
 from tqdm import tqdm
 
@@ -60,6 +65,8 @@ class BatchOptions:
     unfinished: str | None = None  # house rules; None = as last stored in the ledger
     partscore: int | None = None
     progress: bool = True
+    cluster: str | None = None  # run on Dask: tcp://HOST:PORT or local:N (batch.cluster)
+    shared_path: bool = False  # with cluster: workers open the files by path instead of bytes
 
 
 @dataclass
@@ -74,6 +81,7 @@ class BatchSummary:
     failed_before: int = 0  # of those, how many failed when they were processed
     older_reader: int = 0  # of those, how many were read by other networks than this run's
     retried: int = 0  # read again: their last try timed out or its worker died
+    rerun_lost: int = 0  # on a cluster: read again in this run after their worker was lost
     gave_up: int = 0  # of "already": failed that way max_tries times, not tried again
     duplicates: int = 0  # skipped: same content twice in this run
     skipped: int = 0  # attachments that were not scans (logos...)
@@ -94,6 +102,8 @@ class BatchSummary:
             parts.append(f"{len(self.rescan)} to scan again (writing too faint to read: listed in the report)")
         if self.retried:
             parts.append(f"{self.retried} retried (timed out or worker died before)")
+        if self.rerun_lost:
+            parts.append(f"{self.rerun_lost} read again after their worker was lost")
         if self.already:
             parts.append(f"{self.already} already done (--force to redo)")
         if self.failed_before:
@@ -133,8 +143,7 @@ def run_batch(items: Iterable[Item], options: BatchOptions, reader: Reader | Non
             summary.rules_changed = stored is not None
         todo = _plan(items, ledger, options.force, summary, None if reader else _reader_version(),
                      options.max_tries)
-        pool = _Pool(effective_jobs(options.jobs), out_dir / "sheets",
-                     reader or default_reader, reconciler or default_reconciler, rules)
+        pool = _executor(options, out_dir / "sheets", reader, reconciler, rules)
         # disable=None: a bar on a terminal, none in logs
         bar = tqdm(total=len(todo), unit="scan", file=sys.stderr,
                    disable=None if options.progress else True, dynamic_ncols=True)
@@ -161,10 +170,48 @@ def run_batch(items: Iterable[Item], options: BatchOptions, reader: Reader | Non
         finally:
             guard.restore()
             pool.close()
+            summary.rerun_lost = pool.rerun_lost
             bar.close()
             outputs.write_index(out_dir, ledger)
     summary.seconds = time.perf_counter() - t0
     return summary
+
+
+class Executor(Protocol):
+    """Where scans run: ``run`` yields (ScanRecord, worker peak RSS KiB) as scans finish, in
+    completion order, each page held to ``timeout`` seconds; ``close`` ends whatever still runs.
+    The local pool (_Pool) and the Dask cluster (batch.cluster.DaskExecutor)."""
+
+    rerun_lost: int  # scans read again after their worker was lost (a cluster's resilience)
+
+    def run(self, scans: deque, timeout: float) -> Iterator[tuple[ScanRecord, int]]: ...
+
+    def close(self) -> None: ...
+
+
+def _executor(options: BatchOptions, sheets_dir: Path, reader: Reader | None,
+              reconciler: Reconciler | None, rules: dict | None) -> Executor:
+    """The local pool, or with ``options.cluster`` the Dask cluster (connected on first use)."""
+    read, reconcile = reader or default_reader, reconciler or default_reconciler
+    if options.cluster:
+        from batch.cluster import DaskExecutor, parse_cluster
+
+        return DaskExecutor(parse_cluster(options.cluster), sheets_dir, read, reconcile, rules,
+                            shared_path=options.shared_path, warm=reader is None)
+    return _Pool(effective_jobs(options.jobs), sheets_dir, read, reconcile, rules)
+
+
+def failed_record(scan: ScanInput, pages: list[SheetRecord], blank: list[int],
+                  reason: str) -> ScanRecord:
+    """A scan cut short (time limit, worker lost): the ``pages`` it finished kept, the page it
+    was on failed for ``reason``, its ``blank`` pages counted."""
+    page = max([s.page + 1 for s in pages] + [b + 1 for b in blank], default=0)
+    sheets = [*pages, SheetRecord(sheet_id=sheet_id(scan.sha256, page), page=page, error=reason)]
+    ok = any(s.error is None for s in sheets)
+    return ScanRecord(sha256=scan.sha256, source=scan.source, status="done" if ok else "failed",
+                      error=None if ok else reason, name=scan.name, container=scan.container,
+                      sender=scan.sender, subject=scan.subject, date=scan.date,
+                      attachment=scan.attachment, sheets=sheets, blank_pages=len(blank))
 
 
 def effective_jobs(requested: int) -> int:
@@ -415,7 +462,9 @@ class _Worker:
 
 
 class _Pool:
-    """Long-lived worker processes with a per-scan time limit."""
+    """Long-lived worker processes with a per-scan time limit (the default Executor)."""
+
+    rerun_lost = 0  # a worker lost here fails its scan (retried on a rerun), never reruns it
 
     def __init__(self, jobs: int, sheets_dir: Path, reader: Reader, reconciler: Reconciler,
                  rules: dict | None):
@@ -478,13 +527,7 @@ class _Pool:
         assert scan is not None
         w.stop(kill=True)
         self.workers[self.workers.index(w)] = _Worker(self.ctx, self.args)
-        page = max([s.page + 1 for s in w.pages] + [b + 1 for b in w.blank], default=0)
-        sheets = [*w.pages, SheetRecord(sheet_id=sheet_id(scan.sha256, page), page=page, error=reason)]
-        ok = any(s.error is None for s in sheets)
-        return ScanRecord(sha256=scan.sha256, source=scan.source, status="done" if ok else "failed",
-                          error=None if ok else reason, name=scan.name, container=scan.container,
-                          sender=scan.sender, subject=scan.subject, date=scan.date,
-                          attachment=scan.attachment, sheets=sheets, blank_pages=len(w.blank))
+        return failed_record(scan, w.pages, w.blank, reason)
 
     def close(self) -> None:
         for w in self.workers:

@@ -1,0 +1,328 @@
+"""`batch` and `audit` on a real Dask cluster (worker processes of a LocalCluster): the same
+ledger and files as the local pool, the per-sheet time limit, a worker killed mid-run, reruns,
+Ctrl-C, the real reader once (its networks loaded once per worker), and clear errors."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import os
+import shutil
+import signal
+import sqlite3
+import subprocess
+import sys
+import textwrap
+import threading
+import time
+from pathlib import Path
+
+import dask
+import pytest
+from distributed import Client, LocalCluster
+
+import cli
+from batch.audit import audit
+from batch.cluster import ClusterError, ClusterSpec, parse_cluster
+from batch.inputs import collect_inputs
+from batch.ledger import LEDGER_NAME, Ledger
+from batch.runner import BatchOptions, run_batch
+from tests.batch.cluster_support import hold_reader, path_reader
+from tests.support import SCANS, consistent_rows, fake_reader, sheet_bytes, simple_reconciler
+
+ROOT = Path(__file__).resolve().parents[2]
+GOOD = consistent_rows([(0, 370), (120, 0), (0, 60), (530, 0), (0, 0), (90, 100)])
+WRONG = [r if r[0:1] != ("S",) else ("S", 0, 60, 120, 440) for r in GOOD]
+
+
+@pytest.fixture(scope="module")
+def scheduler():
+    """A cluster of two worker processes (each under a nanny that replaces it when it dies), as
+    `dask scheduler` and `dask worker` would make it; a task is given up (KilledWorker) after it
+    killed two workers, not Dask's four, to keep the test short, and each worker is given one
+    task at a time (so no task waits on a worker that another task kills)."""
+    config = {"distributed.scheduler.allowed-failures": 1,
+              "distributed.scheduler.worker-saturation": 1.0}
+    with dask.config.set(config), \
+            LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                         dashboard_address=None, silence_logs=logging.ERROR) as cluster:
+        yield cluster.scheduler_address
+
+
+def run(inputs, out, reader=fake_reader, **kw):
+    options = BatchOptions(out_dir=out, progress=False, **kw)
+    return run_batch(collect_inputs(inputs, exclude=[out]), options, reader=reader,
+                     reconciler=simple_reconciler)
+
+
+def make_inputs(folder: Path) -> Path:
+    folder.mkdir()
+    (folder / "a.png").write_bytes(sheet_bytes(GOOD))
+    (folder / "b.png").write_bytes(sheet_bytes(WRONG, names=("Ann / Bob", "Cy / Di")))
+    (folder / "c.png").write_bytes(sheet_bytes(GOOD, unsure={"2:cum_ns": [[120, 0.6], [170, 0.3]]},
+                                               names=("<script>x</script>", "E / W")))
+    (folder / "two-sided.pdf").write_bytes(sheet_bytes(GOOD, names=("P", "Q"), then_blank=True))
+    (folder / "corrupt.png").write_bytes(b"\x89PNG\r\n\x1a\n garbage")
+    return folder
+
+
+def ledger_dump(out: Path) -> dict:
+    """Everything a batch leaves, less when it ran and how long it took: the ledger's rows and
+    each file under sheets/ (its bytes' digest; the pages' "processed" line and the readings'
+    timings dropped)."""
+    db = sqlite3.connect(out / LEDGER_NAME)
+    dump = {
+        "scans": sorted(db.execute("SELECT sha256, source, name, status, error, retry, failures"
+                                   " FROM scans").fetchall(), key=str),
+        "sheets": sorted(db.execute("SELECT sh.id, sc.sha256, sh.page, sh.status, sh.error,"
+                                    " sh.image, sh.layout FROM sheets sh JOIN scans sc"
+                                    " ON sc.id = sh.scan_id").fetchall(), key=str),
+        "matches": sorted(db.execute("SELECT * FROM matches").fetchall(), key=str),
+        "flags": sorted(db.execute("SELECT * FROM flags").fetchall(), key=str),
+        "reviews": sorted(db.execute("SELECT * FROM reviews").fetchall(), key=str),
+        "settings": sorted(db.execute("SELECT * FROM settings").fetchall()),
+    }
+    readings = {}
+    for sid, text in db.execute("SELECT sheet_id, reading FROM readings"):
+        reading = json.loads(text)
+        reading["meta"] = {k: v for k, v in reading["meta"].items() if not k.endswith("_s")}
+        readings[sid] = reading
+    dump["readings"] = readings
+    db.close()
+    files = {}
+    for path in sorted((out / "sheets").iterdir()):
+        data = path.read_bytes()
+        if path.suffix == ".html":
+            data = b"\n".join(line for line in data.split(b"\n") if b"+00:00</td>" not in line)
+        files[path.name] = hashlib.sha256(data).hexdigest()
+    dump["files"] = files
+    return dump
+
+
+# --------------------------------------------------------------------------- without a cluster
+def test_cluster_addresses_are_parsed_and_bad_ones_named():
+    assert parse_cluster("tcp://sched.club.org:8786") == ClusterSpec(address="tcp://sched.club.org:8786")
+    assert parse_cluster("tcp://[::1]:8786").address == "tcp://[::1]:8786"
+    assert parse_cluster(" local:3 ") == ClusterSpec(local_workers=3)
+    for bad in ("local:0", "local:x", "sched:8786", "http://h:1", "tcp://", "tcp://a b:1"):
+        with pytest.raises(ClusterError, match="--cluster"):
+            parse_cluster(bad)
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--cluster", "sched:8786"], "expected tcp://HOST:PORT"),
+    (["--cluster", "local:2", "--jobs", "2"], "--jobs sets the local pool"),
+    (["--shared-path"], "--shared-path needs --cluster"),
+])
+def test_bad_cluster_options_are_bad_usage(tmp_path, capsys, argv, message):
+    (tmp_path / "a.png").write_bytes(b"x")
+    assert cli.main(["batch", str(tmp_path / "a.png"), "--out", str(tmp_path / "o"), *argv]) == 2
+    assert message in capsys.readouterr().err
+    assert not (tmp_path / "o").exists()
+
+
+def test_without_the_extra_cluster_names_it(tmp_path, capsys, monkeypatch):
+    monkeypatch.setitem(sys.modules, "distributed", None)  # as if dask[distributed] were absent
+    (tmp_path / "a.png").write_bytes(b"x")
+    assert cli.main(["batch", str(tmp_path / "a.png"), "--out", str(tmp_path / "o"),
+                     "--cluster", "local:2"]) == 2
+    assert "pip install 'rubberscan[cluster]'" in capsys.readouterr().err
+    assert cli.main(["audit", str(tmp_path), "--cluster", "local:1"]) == 2
+    assert "pip install 'rubberscan[cluster]'" in capsys.readouterr().err
+
+
+def test_an_unreachable_scheduler_is_a_clear_error(tmp_path, capsys, monkeypatch):
+    monkeypatch.setattr("batch.cluster.CONNECT_TIMEOUT_S", 2.0)
+    (tmp_path / "a.png").write_bytes(sheet_bytes(GOOD))
+    status = cli.main(["batch", str(tmp_path / "a.png"), "--out", str(tmp_path / "o"),
+                       "--cluster", "tcp://127.0.0.1:9", "--quiet"])  # nothing listens on port 9
+    assert status == 2
+    assert "cannot reach the Dask scheduler at tcp://127.0.0.1:9" in capsys.readouterr().err
+
+
+# --------------------------------------------------------------------------- on a cluster
+def test_the_same_ledger_and_files_as_the_local_pool(tmp_path, scheduler):
+    inputs = make_inputs(tmp_path / "in")
+    here = run([inputs], tmp_path / "local", jobs=2)
+    there = run([inputs], tmp_path / "cluster", cluster=scheduler)
+    assert (there.sheets, there.flagged, there.review, there.failed, there.blank_pages) == \
+        (here.sheets, here.flagged, here.review, here.failed, here.blank_pages) == (4, 1, 1, 1, 1)
+    assert sorted(there.failures) == sorted(here.failures)
+    local, cluster = ledger_dump(tmp_path / "local"), ledger_dump(tmp_path / "cluster")
+    assert sum(n.endswith(".jpg") for n in cluster["files"]) == 4  # the pictures came back
+    assert cluster == local
+    assert (tmp_path / "cluster" / "report.html").is_file()
+
+
+def test_shared_path_workers_open_the_files_themselves(tmp_path, scheduler):
+    inputs = make_inputs(tmp_path / "in")
+    here = run([inputs], tmp_path / "local", jobs=1)
+    there = run([inputs], tmp_path / "cluster", reader=path_reader, cluster=scheduler,
+                shared_path=True)
+    assert ledger_dump(tmp_path / "cluster") == ledger_dump(tmp_path / "local")
+    assert there.failed == here.failed == 1  # corrupt.png alone
+
+
+@pytest.mark.slow
+def test_time_limit_crash_and_rerun_on_a_cluster(tmp_path, scheduler):
+    folder = tmp_path / "in"
+    folder.mkdir()
+    (folder / "ok.png").write_bytes(sheet_bytes(GOOD))
+    (folder / "hangs.png").write_bytes(b"SLEEP 60")
+    (folder / "crash.png").write_bytes(b"CRASH")  # kills every worker that reads it
+    (folder / "slow-page-2.pdf").write_bytes(sheet_bytes(GOOD, then_sleep=4))
+    out = tmp_path / "out"
+    t0 = time.monotonic()
+    first = run([folder], out, cluster=scheduler, timeout=2)
+    assert time.monotonic() - t0 < 30
+    assert (first.sheets, first.failed) == (2, 3)
+    text = "\n".join(sorted(first.failures))
+    assert "crash.png: worker process died" in text
+    assert "hangs.png: time limit exceeded (2 s per sheet)" in text
+    assert "slow-page-2.pdf page 2: time limit exceeded (2 s per sheet)" in text
+    with Ledger(out / LEDGER_NAME) as ledger:
+        pages = [(s.page, s.status) for s in ledger.sheets() if s.source.endswith(".pdf")]
+    assert pages == [(0, "ok"), (1, "failed")]  # the finished first page is kept
+    # a rerun skips what is done and retries what timed out or lost its worker
+    (folder / "hangs.png").write_bytes(b"SLEEP 0")  # same name, new content: read anew
+    second = run([folder], out, cluster=scheduler, timeout=10)
+    assert (second.already, second.retried, second.scans) == (1, 2, 3)
+    assert (second.sheets, second.failed) == (2, 2)  # the PDF's two pages; crash and SLEEP 0 fail
+
+
+@pytest.mark.slow
+def test_a_worker_killed_mid_run_loses_nothing(tmp_path, scheduler):
+    folder = tmp_path / "in"
+    folder.mkdir()
+    marker = tmp_path / "held-by.pid"
+    (folder / "held.png").write_bytes(b"HOLD " + str(marker).encode())
+    for i in range(4):
+        (folder / f"s{i}.png").write_bytes(sheet_bytes(GOOD, names=(f"N{i}", "E")))
+
+    def kill_the_holder():
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and not marker.exists():
+            time.sleep(0.05)
+        time.sleep(0.2)
+        os.kill(int(marker.read_text()), signal.SIGKILL)
+
+    killer = threading.Thread(target=kill_the_holder)
+    killer.start()
+    summary = run([folder], tmp_path / "out", reader=hold_reader, cluster=scheduler, timeout=120)
+    killer.join()
+    assert (summary.sheets, summary.failed, summary.rerun_lost) == (5, 0, 1)
+    assert "1 read again after their worker was lost" in summary.line()
+    with Ledger(tmp_path / "out" / LEDGER_NAME) as ledger:
+        assert ledger.counts() == {"scans": 5, "sheets": 5, "flagged": 0, "review": 0, "failed": 0}
+
+
+def test_audit_on_a_cluster_is_the_local_audit(tmp_path, scheduler):
+    folder = tmp_path / "in"
+    folder.mkdir()
+    for i in range(5):  # the last deal scored by both sides: flagged under "ahead" (the double)
+        scores = [(0, 370), (120, 0), (100 + 10 * i, 100)]
+        (folder / f"m{i}.png").write_bytes(sheet_bytes(consistent_rows(scores)))
+    run([folder], tmp_path / "local", jobs=1)
+    shutil.copytree(tmp_path / "local", tmp_path / "cluster")
+    here = audit(tmp_path / "local", unfinished="ahead", reconciler=simple_reconciler)
+    there = audit(tmp_path / "cluster", unfinished="ahead", reconciler=simple_reconciler,
+                  cluster=scheduler)
+    assert (there.sheets, there.changed_sheets, there.errors) == (5, 5, [])
+    assert there.changes == here.changes and len(here.changes) == 5
+    assert ledger_dump(tmp_path / "cluster") == ledger_dump(tmp_path / "local")
+
+
+@pytest.mark.slow
+def test_sigterm_stops_a_cluster_batch_like_ctrl_c_and_its_workers_end(tmp_path):
+    """--cluster local:2 in its own process: SIGTERM (what `timeout` sends; Ctrl-C alike) keeps
+    the finished sheet, exits 130, and the worker processes it started end with it."""
+    folder = tmp_path / "in"
+    folder.mkdir()
+    (folder / "a-fast.png").write_bytes(sheet_bytes(GOOD))
+    (folder / "b-slow.png").write_bytes(b"SLEEP 60")
+    out = tmp_path / "out"
+    script = textwrap.dedent(f"""
+        import sys
+        sys.path[:0] = [{str(ROOT)!r}]
+        from tests.support import fake_reader, simple_reconciler
+        from batch.inputs import collect_inputs
+        from batch.runner import BatchOptions, run_batch
+        if __name__ == "__main__":
+            s = run_batch(collect_inputs([{str(folder)!r}]),
+                          BatchOptions(out_dir={str(out)!r}, cluster="local:2", progress=False),
+                          reader=fake_reader, reconciler=simple_reconciler)
+            print(s.line(), flush=True)
+            sys.exit(130 if s.interrupted else 0)
+    """)
+    (tmp_path / "batch.py").write_text(script)
+    proc = subprocess.Popen([sys.executable, str(tmp_path / "batch.py")], stdout=subprocess.PIPE,
+                            text=True)
+    try:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            if (out / LEDGER_NAME).exists():
+                with Ledger(out / LEDGER_NAME) as ledger:
+                    if ledger.counts()["sheets"] == 1:
+                        break
+            time.sleep(0.1)
+        workers = _children(proc.pid)
+        assert len(workers) >= 2  # the two workers (and multiprocessing's resource tracker)
+        os.kill(proc.pid, signal.SIGTERM)
+        text, _ = proc.communicate(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 130 and text.startswith("interrupted: 1 sheets read")
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline and [p for p in workers if _alive(p)]:
+        time.sleep(0.1)
+    assert [p for p in workers if _alive(p)] == []
+    with Ledger(out / LEDGER_NAME) as ledger:
+        assert ledger.counts()["sheets"] == 1
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not SCANS.is_dir(), reason="bundled sample scans missing")
+def test_the_real_reader_on_a_cluster_reads_the_samples_as_the_local_pool(tmp_path, scheduler,
+                                                                          capsys):
+    """The committed scans through `rubberscan batch --cluster` and the local pool: the same
+    ledger and files; each worker loaded the networks once and read several sheets with them."""
+    local, cluster = tmp_path / "local", tmp_path / "cluster"
+    assert cli.main(["batch", str(SCANS), "--out", str(local), "--jobs", "2", "--quiet"]) == 0
+    assert cli.main(["batch", str(SCANS), "--out", str(cluster), "--cluster", scheduler,
+                     "--quiet"]) == 0
+    err = capsys.readouterr().err
+    assert "8 sheets read" in err and "0 failed" in err
+    assert ledger_dump(cluster) == ledger_dump(local)
+    with Client(scheduler) as client:
+        loads = client.run(_network_loads)
+    assert len(loads) == 2 and all(misses == 1 for misses, _ in loads.values()), loads
+    assert sum(hits for _, hits in loads.values()) >= 8, loads  # once at least for each sheet
+
+
+def _network_loads() -> tuple[int, int]:
+    """On a worker: (times the networks were loaded, times the loaded ones were reused)."""
+    from ocr.cellnet import default_net
+
+    info = default_net.cache_info()
+    return info.misses, info.hits
+
+
+def _children(pid: int) -> list[int]:
+    """The child processes of every thread of ``pid`` (Dask starts its workers from a thread)."""
+    out = []
+    for task in Path(f"/proc/{pid}/task").glob("*"):
+        try:
+            out += [int(p) for p in (task / "children").read_text().split()]
+        except OSError:
+            pass
+    return out
+
+
+def _alive(pid: int) -> bool:
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return stat.rsplit(")", 1)[1].split()[0] not in ("Z", "X")
