@@ -57,6 +57,9 @@ WORKERS_EVERY_S = 1.0  # how often the number of worker threads is asked again (
 STUCK_EXIT_DELAY_S = 0.2
 AUDIT_CHUNK = 32  # stored readings re-reconciled per task (~0.07 s each: tasks of ~2 s)
 PLUGIN_NAME = "rubberscan-reader"
+# The workers' start and page events: one topic for every run (the scheduler keeps the last
+# events of each topic it has seen), each task's key naming its run.
+TOPIC = "rubberscan-batch"
 
 
 class ClusterError(Exception):
@@ -293,7 +296,7 @@ class DaskExecutor:
         self.sheets_dir = Path(sheets_dir)
         self.reader, self.reconciler, self.rules = reader, reconciler, rules
         self.shared_path = shared_path
-        self.topic = f"rubberscan-{uuid.uuid4().hex}"
+        self.topic = TOPIC
         self.events: queue.Queue = queue.Queue()
         self.tasks: dict[str, _Task] = {}
         self.rerun_lost = 0
@@ -396,7 +399,11 @@ class DaskExecutor:
         worker was lost: the clock starts again when it starts elsewhere)."""
         client = self.cluster.connect()
         addr = task.worker
-        if task.key not in set(client.processing([addr]).get(addr, ())):
+        try:
+            running = set(client.processing([addr]).get(addr, ()))
+        except KeyError:  # the scheduler no longer knows that worker
+            running = set()
+        if task.key not in running:
             task.started = None
             return None
         self.tasks.pop(task.key)

@@ -24,8 +24,8 @@ from distributed import Client, LocalCluster
 
 import cli
 from batch.audit import audit
-from batch.cluster import ClusterError, ClusterSpec, parse_cluster
-from batch.inputs import collect_inputs
+from batch.cluster import ClusterError, ClusterSpec, DaskExecutor, _Task, parse_cluster
+from batch.inputs import ScanInput, collect_inputs
 from batch.ledger import LEDGER_NAME, Ledger
 from batch.runner import BatchOptions, run_batch
 from tests.batch.cluster_support import hold_reader, path_reader
@@ -215,6 +215,24 @@ def test_a_worker_killed_mid_run_loses_nothing(tmp_path, scheduler):
     assert "1 read again after their worker was lost" in summary.line()
     with Ledger(tmp_path / "out" / LEDGER_NAME) as ledger:
         assert ledger.counts() == {"scans": 5, "sheets": 5, "flagged": 0, "review": 0, "failed": 0}
+
+
+def test_a_scan_whose_worker_left_is_not_timed_out_before_it_starts_again(tmp_path, scheduler):
+    """Its clock ran from its start on a worker now gone: it waits to start elsewhere (the clock
+    starts again then), and asking the scheduler about the gone worker is no error."""
+    executor = DaskExecutor(parse_cluster(scheduler), tmp_path, fake_reader, simple_reconciler,
+                            None, warm=False)
+    try:
+        client = executor.cluster.connect()
+        future = client.submit(time.sleep, 0, pure=False)
+        scan = ScanInput(source="a.png", name="a.png", sha256="0" * 64, data=b"x")
+        task = _Task(key=future.key, scan=scan, future=future, worker="tcp://127.0.0.1:9",
+                     started=time.monotonic() - 100)
+        executor.tasks[task.key] = task
+        assert executor._time_out(task, 60) is None
+        assert task.started is None and task.key in executor.tasks
+    finally:
+        executor.close()
 
 
 def test_audit_on_a_cluster_is_the_local_audit(tmp_path, scheduler):
