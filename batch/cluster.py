@@ -149,6 +149,13 @@ def warm_reader() -> None:
     default_reader()
 
 
+def _reader_version() -> str | None:
+    """The default reader's version in this process (batch.runner: None when it cannot tell)."""
+    from batch.runner import _reader_version as version
+
+    return version()
+
+
 def read_scan(key: str, topic: str, scan: ScanInput, reader: Reader, reconciler: Reconciler,
               rules: dict | None) -> tuple[ScanRecord, dict[str, bytes], int]:
     """The task: one scan read on a worker -> (record, {picture name: JPEG}, peak RSS KiB).
@@ -253,9 +260,30 @@ class Cluster:
         except (OSError, TimeoutError) as exc:
             self.close()
             raise ClusterError(f"cannot reach the Dask scheduler at {self.spec}: {exc}") from None
+        self._check_workers()
         self.client.register_plugin(ReaderPlugin(self.warm, own_workers=self.local is not None),
                                     name=PLUGIN_NAME)
         return self.client
+
+    def _check_workers(self) -> None:
+        """Every worker there now must run this rubberscan: ClusterError naming a worker that
+        cannot; a note on stderr when some read with another reader than this machine's (their
+        readings say which reader made them)."""
+        here = _reader_version()
+        answers = self.client.run(_reader_version, on_error="return")
+        other = []
+        for addr, answer in sorted(answers.items()):
+            if isinstance(answer, BaseException):
+                self.close()
+                raise ClusterError(
+                    f"the Dask worker at {addr} cannot run rubberscan ({type(answer).__name__}: "
+                    f"{answer}); install it there: {EXTRA}, the version this machine has")
+            if answer != here:
+                other.append(f"{addr} ({answer})")
+        if other:
+            print(f"note: {len(other)} of {len(answers)} Dask workers read with another reader "
+                  f"than this machine's ({here}), e.g. {other[0]}; their readings are marked so",
+                  file=sys.stderr)
 
     def threads(self) -> int:
         """Worker threads in the cluster now."""

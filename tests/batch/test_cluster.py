@@ -141,6 +141,24 @@ def test_an_unreachable_scheduler_is_a_clear_error(tmp_path, capsys, monkeypatch
     assert "cannot reach the Dask scheduler at tcp://127.0.0.1:9" in capsys.readouterr().err
 
 
+@pytest.mark.slow
+def test_a_worker_that_cannot_run_rubberscan_is_named(tmp_path, capsys):
+    """A worker whose Python lacks rubberscan (here: its import blocked as the worker starts) is
+    named with the install command before any scan is sent, not a failure per scan."""
+    blocker = tmp_path / "no_rubberscan.py"
+    blocker.write_text("import sys\nsys.modules['batch'] = None  # as if not installed\n")
+    (tmp_path / "a.png").write_bytes(sheet_bytes(GOOD))
+    with LocalCluster(n_workers=1, threads_per_worker=1, processes=True, dashboard_address=None,
+                      preload=[str(blocker)], silence_logs=logging.ERROR) as cluster:
+        status = cli.main(["batch", str(tmp_path / "a.png"), "--out", str(tmp_path / "o"),
+                           "--cluster", cluster.scheduler_address, "--quiet"])
+    err = capsys.readouterr().err
+    assert status == 2, err
+    assert "cannot run rubberscan" in err and "pip install 'rubberscan[cluster]'" in err
+    with Ledger(tmp_path / "o" / LEDGER_NAME) as ledger:
+        assert ledger.counts()["scans"] == 0  # nothing recorded as failed for it
+
+
 # --------------------------------------------------------------------------- on a cluster
 def test_the_same_ledger_and_files_as_the_local_pool(tmp_path, scheduler):
     inputs = make_inputs(tmp_path / "in")
