@@ -34,10 +34,9 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from batch.atomic import atomic_write_bytes
 from batch.inputs import ScanInput
 from batch.ledger import ScanRecord, SheetRecord
-from batch.runner import failed_record
+from batch.runner import Finished, failed_record
 from batch.worker import Reader, Reconciler, process_scan
 
 try:  # the cluster extra; without it only --cluster is unavailable (require_dask says so)
@@ -52,9 +51,16 @@ CONNECT_TIMEOUT_S = 20.0
 # the client commits, and bounds the client's memory to a few scans' bytes.
 IN_FLIGHT_PER_THREAD = 2
 POLL_S = 0.2  # how often the client looks at time limits while nothing finishes
+# A finished scan's result comes in milliseconds; one that takes longer went with its worker
+# and is being computed again: the client goes on (time limits) and fetches it when it is done.
+GATHER_TIMEOUT_S = 2.0
 WORKERS_EVERY_S = 1.0  # how often the number of worker threads is asked again (workers come and go)
 # A worker whose task ran past the time limit ends this long after handing back its pages.
 STUCK_EXIT_DELAY_S = 0.2
+# A local cluster closes a worker's nanny when the worker has not come back this long after it
+# was lost (Dask's 15 s default can fire while a nanny restarts a worker a time-out ended, and the
+# cluster would shrink for good); the nanny's own restart takes seconds.
+LOCAL_LOST_WORKER_TIMEOUT = "1h"
 AUDIT_CHUNK = 32  # stored readings re-reconciled per task (~0.07 s each: tasks of ~2 s)
 PLUGIN_NAME = "rubberscan-reader"
 # The workers' start and page events: one topic for every run (the scheduler keeps the last
@@ -239,6 +245,7 @@ class Cluster:
         self.warm = warm
         self.client = None
         self.local = None
+        self.config = None  # the Dask settings of a local cluster, undone by close()
 
     def connect(self):
         if self.client is not None:
@@ -249,6 +256,10 @@ class Cluster:
         _quiet_dask_logs()
         try:
             if self.spec.local_workers:
+                import dask
+
+                self.config = dask.config.set(
+                    {"distributed.deploy.lost-worker-timeout": LOCAL_LOST_WORKER_TIMEOUT})
                 # one thread per worker process: the reading is CPU work, and each process holds
                 # its own networks; no dashboard (no port, no extra package)
                 self.local = LocalCluster(n_workers=self.spec.local_workers, threads_per_worker=1,
@@ -273,6 +284,8 @@ class Cluster:
         answers = self.client.run(_reader_version, on_error="return")
         other = []
         for addr, answer in sorted(answers.items()):
+            if isinstance(answer, OSError):  # a worker leaving (or replaced) as we ask: not ours
+                continue
             if isinstance(answer, BaseException):
                 self.close()
                 raise ClusterError(
@@ -302,6 +315,9 @@ class Cluster:
             except Exception:  # noqa: BLE001 - its processes die with this one in any case
                 pass
             self.local = None
+        if self.config is not None:
+            self.config.__exit__(None, None, None)
+            self.config = None
 
 
 def _quiet_dask_logs() -> None:
@@ -314,14 +330,12 @@ def _quiet_dask_logs() -> None:
 
 class DaskExecutor:
     """The runner's executor on a Dask cluster (the local pool's counterpart, batch.runner._Pool):
-    ``run`` yields (ScanRecord, worker peak RSS KiB) as scans finish, having written their
-    pictures into ``sheets_dir``; ``rerun_lost`` counts scans read again after their worker was
-    lost."""
+    ``run`` yields the scans finished (batch.runner.Finished, their pictures with them: the
+    client writes them); ``rerun_lost`` counts scans read again after their worker was lost."""
 
-    def __init__(self, spec: ClusterSpec, sheets_dir: Path, reader: Reader, reconciler: Reconciler,
+    def __init__(self, spec: ClusterSpec, reader: Reader, reconciler: Reconciler,
                  rules: dict | None, shared_path: bool = False, warm: bool = True):
         self.cluster = Cluster(spec, warm)
-        self.sheets_dir = Path(sheets_dir)
         self.reader, self.reconciler, self.rules = reader, reconciler, rules
         self.shared_path = shared_path
         self.topic = TOPIC
@@ -329,23 +343,27 @@ class DaskExecutor:
         self.tasks: dict[str, _Task] = {}
         self.rerun_lost = 0
         self._threads = (0.0, 0)  # (when asked, worker threads)
+        self._waiting = False  # said that there are no workers
 
     # ----------------------------------------------------------------- the run
-    def run(self, scans: deque, timeout: float) -> Iterator[tuple[ScanRecord, int]]:
+    def run(self, scans: deque, timeout: float) -> Iterator[list[Finished]]:
+        """Yield the scans finished since the last look (every POLL_S at most), so the client
+        commits them together however many workers finish at once."""
         if not scans:
             return
         from distributed import wait
 
         client = self.cluster.connect()
         client.subscribe_topic(self.topic, self.events.put)
-        self._note_when_no_workers()
         while scans or self.tasks:
+            finished: list[Finished] = []
             while scans and len(self.tasks) < self._capacity():
                 scan = scans.popleft()
                 try:
                     self._submit(scan)
                 except OSError as exc:  # the file went away or cannot be read since it was listed
-                    yield failed_record(scan, [], [], f"cannot read: {exc.strerror or exc}"), 0
+                    reason = f"cannot read: {exc.strerror or exc}"
+                    finished.append(Finished(failed_record(scan, [], [], reason)))
             try:
                 done = wait([t.future for t in self.tasks.values()], timeout=POLL_S,
                             return_when="FIRST_COMPLETED").done
@@ -353,25 +371,33 @@ class DaskExecutor:
                 done = set()
             self._drain_events()
             for future in done:
-                yield self._finish(self.tasks.pop(future.key))
+                ended = self._finish(self.tasks[future.key])
+                if ended is not None:
+                    del self.tasks[future.key]
+                    finished.append(ended)
             now = time.monotonic()
             for task in list(self.tasks.values()):
                 if task.started is not None and now - task.started > timeout:
-                    finished = self._time_out(task, timeout)
-                    if finished is not None:
-                        yield finished
+                    stopped = self._time_out(task, timeout)
+                    if stopped is not None:
+                        finished.append(stopped)
+            if finished:
+                yield finished
 
     def _capacity(self) -> int:
         when, threads = self._threads
         if time.monotonic() - when > WORKERS_EVERY_S:
             threads = self.cluster.threads()
             self._threads = (time.monotonic(), threads)
+            self._note_when_no_workers(threads)
         return max(1, threads) * IN_FLIGHT_PER_THREAD
 
-    def _note_when_no_workers(self) -> None:
-        if self.cluster.threads() == 0:
-            print(f"rubberscan batch: no Dask workers at {self.cluster.spec} yet: waiting for them "
+    def _note_when_no_workers(self, threads: int) -> None:
+        """Say once per spell without workers that the batch waits for them."""
+        if threads == 0 and not self._waiting:
+            print(f"rubberscan batch: no Dask workers at {self.cluster.spec}: waiting for them "
                   f"(dask worker {self.cluster.spec} --nthreads 1; Ctrl-C stops)", file=sys.stderr)
+        self._waiting = threads == 0
 
     def _submit(self, scan: ScanInput) -> None:
         """Send ``scan`` to the cluster: its bytes, or its absolute path with ``shared_path``."""
@@ -403,25 +429,31 @@ class DaskExecutor:
             task.worker = msg.get("worker")
             task.started = time.monotonic()
 
-    def _finish(self, task: _Task) -> tuple[ScanRecord, int]:
-        """A task that ended: its record (pictures written), or why it failed."""
+    def _finish(self, task: _Task) -> Finished | None:
+        """A task that ended: its record and pictures, or why it failed; None when it is pending
+        again -- its result went with its worker before it came here, and Dask computes it again
+        (it ends again later)."""
         future = task.future
         if future.status == "finished":
-            record, pictures, rss = future.result()
-            for name, jpeg in pictures.items():
-                atomic_write_bytes(self.sheets_dir / Path(name).name, jpeg)
-            return record, rss
+            try:
+                record, pictures, rss = future.result(timeout=GATHER_TIMEOUT_S)
+            except TimeoutError:
+                return None
+            future.release()
+            return Finished(record, rss, pictures)
         if future.status == "error":
             exc = future.exception()
             if type(exc).__name__ == "KilledWorker":
                 reason = "worker process died (every worker that tried it was lost)"
             else:
                 reason = f"internal error on the cluster: {type(exc).__name__}: {exc}"
-        else:  # cancelled by the cluster, e.g. the scheduler went away
+        elif future.status == "cancelled":  # by the cluster, e.g. the scheduler went away
             reason = "worker process died (the cluster dropped the task)"
-        return failed_record(task.scan, [], [], reason), 0
+        else:
+            return None
+        return Finished(failed_record(task.scan, [], [], reason))
 
-    def _time_out(self, task: _Task, timeout: float) -> tuple[ScanRecord, int] | None:
+    def _time_out(self, task: _Task, timeout: float) -> Finished | None:
         """Fail ``task`` past its time limit, keeping its finished pages, and end its worker (a
         fresh one takes its place: end_stuck); None when it is no longer running where it started (its
         worker was lost: the clock starts again when it starts elsewhere)."""
@@ -441,10 +473,9 @@ class DaskExecutor:
         except Exception:  # noqa: BLE001 - the worker is gone: its pages are read again on a retry
             partial = None
         partial = partial or _Partial()
-        for name, jpeg in partial.pictures.items():
-            atomic_write_bytes(self.sheets_dir / Path(name).name, jpeg)
-        return failed_record(task.scan, partial.pages, partial.blank,
-                              f"time limit exceeded ({timeout:g} s per sheet)"), 0
+        reason = f"time limit exceeded ({timeout:g} s per sheet)"
+        return Finished(failed_record(task.scan, partial.pages, partial.blank, reason),
+                        pictures=partial.pictures)
 
     def close(self) -> None:
         """Cancel what is still running (Ctrl-C, an error) and leave the cluster."""

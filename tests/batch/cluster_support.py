@@ -32,3 +32,14 @@ def path_reader(path: str | None, data: bytes | None = None, name: str | None = 
     if data is not None or path is None or not os.path.isabs(path):
         raise AssertionError(f"expected an absolute path and no bytes, got {path!r}")
     return fake_reader(path, None, name)
+
+
+def lost_once(marker: str, seconds: float):
+    """A task's result in the shape batch.cluster.read_scan returns: at once the first time
+    (the marker is made), after ``seconds`` when computed again."""
+    from batch.ledger import ScanRecord
+
+    if Path(marker).exists():
+        time.sleep(seconds)
+    Path(marker).write_text("done")
+    return ScanRecord(sha256="0" * 64, source="lost.png", status="done"), {}, 0

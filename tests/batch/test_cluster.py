@@ -20,15 +20,22 @@ from pathlib import Path
 
 import dask
 import pytest
-from distributed import Client, LocalCluster
+from distributed import Client, LocalCluster, wait
 
 import cli
 from batch.audit import audit
-from batch.cluster import ClusterError, ClusterSpec, DaskExecutor, _Task, parse_cluster
+from batch.cluster import (
+    LOCAL_LOST_WORKER_TIMEOUT,
+    ClusterError,
+    ClusterSpec,
+    DaskExecutor,
+    _Task,
+    parse_cluster,
+)
 from batch.inputs import ScanInput, collect_inputs
 from batch.ledger import LEDGER_NAME, Ledger
 from batch.runner import BatchOptions, run_batch
-from tests.batch.cluster_support import hold_reader, path_reader
+from tests.batch.cluster_support import hold_reader, lost_once, path_reader
 from tests.support import SCANS, consistent_rows, fake_reader, sheet_bytes, simple_reconciler
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -37,17 +44,31 @@ WRONG = [r if r[0:1] != ("S",) else ("S", 0, 60, 120, 440) for r in GOOD]
 
 
 @pytest.fixture(scope="module")
-def scheduler():
+def local_cluster():
     """A cluster of two worker processes (each under a nanny that replaces it when it dies), as
     `dask scheduler` and `dask worker` would make it; a task is given up (KilledWorker) after it
     killed two workers, not Dask's four, to keep the test short, and each worker is given one
-    task at a time (so no task waits on a worker that another task kills)."""
+    task at a time (so no task waits on a worker that another task kills); a nanny is never
+    closed while it restarts its worker (as for `--cluster local:N`)."""
     config = {"distributed.scheduler.allowed-failures": 1,
-              "distributed.scheduler.worker-saturation": 1.0}
+              "distributed.scheduler.worker-saturation": 1.0,
+              "distributed.deploy.lost-worker-timeout": LOCAL_LOST_WORKER_TIMEOUT}
     with dask.config.set(config), \
             LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
                          dashboard_address=None, silence_logs=logging.ERROR) as cluster:
         yield cluster.scheduler_address
+
+
+@pytest.fixture
+def scheduler(local_cluster):
+    """The module's cluster's address, both workers up and idle: a worker an earlier test ended
+    is back (its nanny restarts it) before the next test starts."""
+    with Client(local_cluster) as client:
+        client.wait_for_workers(2, timeout=60)
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and any(client.processing().values()):
+            time.sleep(0.1)
+    return local_cluster
 
 
 def run(inputs, out, reader=fake_reader, **kw):
@@ -238,8 +259,8 @@ def test_a_worker_killed_mid_run_loses_nothing(tmp_path, scheduler):
 def test_a_scan_whose_worker_left_is_not_timed_out_before_it_starts_again(tmp_path, scheduler):
     """Its clock ran from its start on a worker now gone: it waits to start elsewhere (the clock
     starts again then), and asking the scheduler about the gone worker is no error."""
-    executor = DaskExecutor(parse_cluster(scheduler), tmp_path, fake_reader, simple_reconciler,
-                            None, warm=False)
+    executor = DaskExecutor(parse_cluster(scheduler), fake_reader, simple_reconciler, None,
+                            warm=False)
     try:
         client = executor.cluster.connect()
         future = client.submit(time.sleep, 0, pure=False)
@@ -249,6 +270,30 @@ def test_a_scan_whose_worker_left_is_not_timed_out_before_it_starts_again(tmp_pa
         executor.tasks[task.key] = task
         assert executor._time_out(task, 60) is None
         assert task.started is None and task.key in executor.tasks
+    finally:
+        executor.close()
+
+
+@pytest.mark.slow
+def test_a_result_lost_with_its_worker_is_awaited_not_failed_nor_blocking(tmp_path, scheduler):
+    """A task finished, but its worker died before the client fetched the result: the client
+    neither fails the scan nor blocks (time limits go on); Dask computes it again."""
+    executor = DaskExecutor(parse_cluster(scheduler), fake_reader, simple_reconciler, None,
+                            warm=False)
+    try:
+        client = executor.cluster.connect()
+        future = client.submit(lost_once, str(tmp_path / "marker"), 5, pure=False)
+        wait([future], timeout=30)
+        [holder] = client.who_has([future])[future.key]
+        os.kill(client.run(os.getpid, workers=[holder])[holder], signal.SIGKILL)
+        scan = ScanInput(source="lost.png", name="lost.png", sha256="0" * 64, data=b"x")
+        task = _Task(key=future.key, scan=scan, future=future)
+        t0 = time.monotonic()
+        assert executor._finish(task) is None  # pending again, not "failed"
+        assert time.monotonic() - t0 < 4  # and the client was not held until it is done again
+        wait([future], timeout=60)
+        ended = executor._finish(task)
+        assert ended is not None and ended.record.status == "done"
     finally:
         executor.close()
 
