@@ -271,12 +271,35 @@ def _add_rules_options(p) -> None:
                    "(default: as last used in DIR, else 100)")
 
 
+def _add_mailbox_options(p) -> None:
+    """batch's options for mailbox inputs (batch/imap.py)."""
+    from datetime import date
+
+    def day(text: str) -> date:
+        try:
+            return date.fromisoformat(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r}: a date such as 2026-03-01") from None
+
+    g = p.add_argument_group("mailbox inputs (imaps://USER@HOST[:PORT]/FOLDER; the password from "
+                             "RUBBERSCAN_IMAP_PASSWORD or ~/.netrc)")
+    g.add_argument("--since", type=day, metavar="DATE",
+                   help="only messages that arrived on or after this day (YYYY-MM-DD)")
+    g.add_argument("--move-to", metavar="FOLDER",
+                   help="move each message to FOLDER (made when missing) once all it brought is in "
+                   "the ledger; messages are never deleted")
+    g.add_argument("--imap-ca", metavar="FILE",
+                   help="trust this certificate authority (PEM) for the server's certificate")
+    g.add_argument("--insecure-imap", action="store_true",
+                   help="allow imap:// without TLS (a server on this machine, tests)")
+
+
 def add_batch_parsers(sub) -> None:
-    p = sub.add_parser("batch", help="read many scans (files, folders, .eml, mbox) into a ledger "
-                       "and report",
+    p = sub.add_parser("batch", help="read many scans (files, folders, .eml, mbox, IMAP mailboxes) "
+                       "into a ledger and report",
                        epilog=BATCH_EPILOG)
     p.add_argument("inputs", nargs="+", metavar="INPUT",
-                   help="image/PDF files, folders, .eml or mbox files")
+                   help="image/PDF files, folders, .eml or mbox files, imaps:// mailboxes")
     p.add_argument("--out", required=True, metavar="DIR",
                    help="output folder (ledger, report, sheets/)")
     p.add_argument("--jobs", type=int, default=None,
@@ -287,6 +310,7 @@ def add_batch_parsers(sub) -> None:
                    "as failed")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     _add_rules_options(p)
+    _add_mailbox_options(p)
     p.set_defaults(func=cmd_batch)
 
     p = sub.add_parser("audit", help="re-reconcile a batch's stored readings "
@@ -320,16 +344,28 @@ def _list_on_stderr(label: str, lines: list[str], more: str, limit: int = 50) ->
 
 def run_batch_command(inputs: list[str], out: str, jobs: int | None = None, force: bool = False,
                       timeout: float = 60.0, unfinished: str | None = None,
-                      partscore: int | None = None, progress: bool = True) -> int:
-    """The batch subcommand's work; returns the exit status (see BATCH_EPILOG)."""
+                      partscore: int | None = None, progress: bool = True, mail=None) -> int:
+    """The batch subcommand's work; returns the exit status (see BATCH_EPILOG).  ``mail``:
+    batch.imap.MailboxOptions for mailbox inputs."""
     from pathlib import Path
 
-    from batch.inputs import collect_inputs, printable, shown
+    from batch.imap import MailboxOptions, MailInputs, is_mailbox, open_mailboxes
+    from batch.inputs import printable, shown
     from batch.ledger import LedgerError
+    from batch.mailurl import MailURLError
     from batch.outputs import REPORT_NAME
     from batch.runner import BatchOptions, effective_jobs, run_batch
 
-    missing = [shown(p) for p in inputs if not Path(p).exists()]
+    mail = mail or MailboxOptions()
+    try:
+        mailboxes = open_mailboxes(inputs, mail)
+    except MailURLError as exc:
+        print(f"rubberscan batch: {printable(str(exc))}", file=sys.stderr)
+        return ExitCode.USAGE
+    if mail.move_to is not None and not mailboxes:
+        print("rubberscan batch: --move-to needs a mailbox input (imaps://...)", file=sys.stderr)
+        return ExitCode.USAGE
+    missing = [shown(p) for p in inputs if not is_mailbox(p) and not Path(p).exists()]
     if missing:
         print(f"rubberscan batch: no such file or folder: {', '.join(missing)}", file=sys.stderr)
         return ExitCode.USAGE
@@ -353,8 +389,11 @@ def run_batch_command(inputs: list[str], out: str, jobs: int | None = None, forc
         return ExitCode.WRITE_FAILED
     options = BatchOptions(out_dir=out_dir, jobs=jobs or 0, timeout=timeout, force=force,
                            unfinished=unfinished, partscore=partscore, progress=progress)
+    items = MailInputs(inputs, out_dir, [out_dir, out_dir / "sheets"], mailboxes, force=force,
+                       progress=progress)
     try:
-        summary = run_batch(collect_inputs(inputs, exclude=[out_dir, out_dir / "sheets"]), options)
+        summary = run_batch(items, options)
+        items.finish()  # mailboxes: moves what is done; empties the spool
     except LedgerError as exc:
         print(f"rubberscan batch: {printable(str(exc))}", file=sys.stderr)
         return ExitCode.USAGE
@@ -366,7 +405,10 @@ def run_batch_command(inputs: list[str], out: str, jobs: int | None = None, forc
         print("rubberscan batch: interrupted", file=sys.stderr)
         return ExitCode.INTERRUPTED
     _list_on_stderr("skipped", summary.skipped_files, "files skipped")
-    _list_on_stderr("failed", summary.failures, "failures (see the report)")
+    _list_on_stderr("skipped", items.skipped, "attachments skipped")
+    _list_on_stderr("failed", summary.failures + items.failures(), "failures (see the report)")
+    for line in items.lines():
+        print(f"mailbox {printable(line)}", file=sys.stderr)
     _list_on_stderr("no scan", summary.no_scan, "e-mails without a scan")
     _list_on_stderr("scan again", summary.rescan, "sheets to scan again")
     print(f"rubberscan batch: {printable(summary.line())}", file=sys.stderr)
@@ -376,13 +418,18 @@ def run_batch_command(inputs: list[str], out: str, jobs: int | None = None, forc
     print(f"report: {out_dir / REPORT_NAME}")
     if summary.interrupted:
         return ExitCode.INTERRUPTED
-    return ExitCode.SOME_FAILED if summary.failed or summary.failed_before else ExitCode.OK
+    failed = summary.failed or summary.failed_before or items.failures()
+    return ExitCode.SOME_FAILED if failed else ExitCode.OK
 
 
 def cmd_batch(args) -> int:
+    from batch.imap import MailboxOptions
+
+    mail = MailboxOptions(insecure=args.insecure_imap, ca=args.imap_ca, since=args.since,
+                          move_to=args.move_to)
     return run_batch_command(args.inputs, args.out, jobs=args.jobs, force=args.force,
                              timeout=args.timeout, unfinished=args.unfinished,
-                             partscore=args.partscore, progress=not args.quiet)
+                             partscore=args.partscore, progress=not args.quiet, mail=mail)
 
 
 def cmd_audit(args) -> int:
