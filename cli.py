@@ -7,6 +7,7 @@
     rubberscan batch  INPUT... --out DIR                     the organiser's batch run
     rubberscan audit  DIR                                    re-reconcile a batch's stored readings
     rubberscan export DIR --format csv                       one row per match
+    rubberscan replies DIR --out OUTBOX                      e-mails asking for new scans
     rubberscan demo                                          what `make demo` runs
 """
 
@@ -486,6 +487,87 @@ def cmd_export(args) -> int:
     return ExitCode.OK
 
 
+# --------------------------------------------------------------------------- replies
+def add_replies_parser(sub) -> None:
+    p = sub.add_parser("replies", help="e-mails to the pairs whose sheet needs a new scan or "
+                       "photo, or whose winners line does not match the sheet (batch/replies.py)",
+                       epilog="exit status: 0 done; 2 bad usage (no ledger in DIR, no password "
+                       "for the SMTP server...); 3 some replies could not be sent (run again to "
+                       "send them); 5 OUTBOX could not be written.")
+    p.add_argument("dir", metavar="DIR", help="a batch folder")
+    p.add_argument("--out", metavar="OUTBOX",
+                   help="write each reply not written before as a ready-to-send .eml file here")
+    p.add_argument("--smtp", metavar="URL",
+                   help="send each reply not sent before: smtps://USER@HOST[:PORT], or "
+                   "smtp://USER@HOST[:PORT] with STARTTLS; the password from "
+                   "RUBBERSCAN_SMTP_PASSWORD or ~/.netrc")
+    p.add_argument("--smtp-ca", metavar="FILE",
+                   help="trust this certificate authority (PEM) for the SMTP server")
+    p.add_argument("--from", dest="sender", metavar="ADDRESS",
+                   help="the replies' From (default: the address each e-mail was sent to)")
+    p.set_defaults(func=cmd_replies)
+
+
+def cmd_replies(args) -> int:
+    from pathlib import Path
+
+    from batch.inputs import printable, shown
+    from batch.ledger import LEDGER_NAME, Ledger, LedgerError
+    from batch.mailbook import MailBook
+    from batch.mailurl import MailURLError, find_password, parse_mail_url, tls_context
+    from batch.replies import PASSWORD_ENV, SCHEMES, plan_replies, send_replies, write_replies
+
+    def say(text: str) -> None:
+        print(f"rubberscan replies: {printable(text)}", file=sys.stderr)
+
+    if not (args.out or args.smtp):
+        say("say where the replies go: --out OUTBOX (.eml files) and/or --smtp URL (send them)")
+        return ExitCode.USAGE
+    path = Path(args.dir) / LEDGER_NAME
+    if not path.is_file():
+        say(f"no {LEDGER_NAME} in {shown(args.dir)}")
+        return ExitCode.USAGE
+    server = password = context = None
+    try:
+        if args.smtp:
+            server = parse_mail_url(args.smtp, SCHEMES)
+            password = find_password(server, PASSWORD_ENV) if server.user else None
+            context = tls_context(args.smtp_ca)
+    except MailURLError as exc:
+        say(str(exc))
+        return ExitCode.USAGE
+    failed, written, sent = False, 0, 0
+    try:
+        with Ledger(path, lock=True) as ledger:
+            plan = plan_replies(ledger, args.sender)
+            book = MailBook(ledger)
+            if args.out:
+                try:
+                    for file in write_replies(plan.replies, Path(args.out), book):
+                        print(f"wrote {file}")
+                        written += 1
+                except OSError as exc:
+                    say(f"cannot write to {shown(args.out)}: {exc.strerror or exc}")
+                    return ExitCode.WRITE_FAILED
+            if server is not None:
+                result = send_replies(plan.replies, server, password, context, book)
+                for reply in result.sent:
+                    print(f"sent to {reply.to}: {printable(reply.subject)}")
+                sent = len(result.sent)
+                for error in result.errors:
+                    print(f"failed: {printable(error)}", file=sys.stderr)
+                failed = bool(result.errors)
+    except LedgerError as exc:
+        say(str(exc))
+        return ExitCode.USAGE
+    _list_on_stderr("no reply", plan.no_address, "sheets without anyone to reply to")
+    n = len(plan.replies)
+    done = [f"{written} written" if args.out else "", f"{sent} sent" if server else ""]
+    say(f"{n} e-mail{'s' if n != 1 else ''} call{'' if n != 1 else 's'} for a reply: "
+        f"{', '.join(d for d in done if d)} now (each reply is written once and sent once)")
+    return ExitCode.SOME_FAILED if failed else ExitCode.OK
+
+
 DEMO_SHEETS = 6
 
 
@@ -520,6 +602,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_score_parser(sub)
     add_form_parser(sub)
     add_batch_parsers(sub)
+    add_replies_parser(sub)
     return parser
 
 
