@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import base64
 import email
+import email.parser
 import email.policy
 import imaplib
 import re
@@ -28,7 +29,6 @@ from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
 
-from batch.atomic import atomic_write_bytes
 from batch.inputs import (
     InputProblem,
     Item,
@@ -36,6 +36,7 @@ from batch.inputs import (
     ScanInput,
     Skipped,
     collect_inputs,
+    message_id,
     message_info,
     message_scans,
     printable,
@@ -63,6 +64,7 @@ MOVE_CHUNK = 200  # messages moved in one command
 # can be saved and given as files.  Phone photos are 2-12 MB; a message of a dozen is far below.
 MAX_MESSAGE_BYTES = 100 * 1024 * 1024
 RECONNECTS = 1  # after a dropped connection, tries to connect again before giving up for this run
+_HEADERS = email.parser.BytesHeaderParser(policy=email.policy.compat32)  # fast: the ids alone
 
 
 @dataclass
@@ -249,8 +251,8 @@ class _Connection:
             size = re.search(rb"RFC822\.SIZE (\d+)", part[0])
             if uid is None:
                 continue
-            msg = email.message_from_bytes(part[1] or b"", policy=email.policy.default)
-            out[int(uid.group(1))] = (message_info(msg, "").message_id,
+            head = _HEADERS.parsebytes(part[1] or b"")
+            out[int(uid.group(1))] = (message_id(str(head.get("Message-ID") or "")),
                                       int(size.group(1)) if size else 0)
         return out
 
@@ -324,7 +326,7 @@ class Mailbox:
         self.password = find_password(self.server, PASSWORD_ENV, netrc_file)
         self.options = options
         self.report = MailboxReport(self.server.text, move_to=options.move_to)
-        self.seen: dict[int, int] = {}  # uid -> ledger row of every message found and recorded
+        self.seen: dict[int, MailMessage] = {}  # uid -> every message found and recorded
         self.lost = False  # the connection was lost or could not be made in the fetch
 
     def connect(self, readonly: bool = True) -> _Connection:
@@ -361,7 +363,7 @@ class Mailbox:
                                         mailbox=self.server.text, uidvalidity=uidvalidity, uid=uid)
                     if not force and book().done(known, max_tries):
                         self.report.already += 1
-                        self.seen[uid] = book().find(known) or 0
+                        self.seen[uid] = known
                         done += 1
                         continue
                     while True:
@@ -424,7 +426,8 @@ class Mailbox:
         info.mailbox, info.uidvalidity, info.uid = known.mailbox, known.uidvalidity, known.uid
         info.message_id = info.message_id or known.message_id
         items = [_spooled(item, spool) for item in items]
-        self.seen[known.uid or 0] = book().record(info, items)
+        book().record(info, items)
+        self.seen[known.uid or 0] = info
         self.report.fetched += 1
         if on_message is not None:
             on_message(info)
@@ -436,7 +439,8 @@ class Mailbox:
         folder = self.options.move_to
         if not folder or not self.seen:
             return
-        todo = {uid: row for uid, row in self.seen.items() if row and book.row_done(row, max_tries)}
+        rows = {uid: book.find(message) for uid, message in self.seen.items()}
+        todo = {uid: row for uid, row in rows.items() if row and book.row_done(row, max_tries)}
         if not todo:
             return
         try:
@@ -460,11 +464,13 @@ class Mailbox:
 
 
 def _spooled(item: Item, spool: Path) -> Item:
-    """A scan's bytes written to the spool folder, so the batch holds a path, not the bytes."""
+    """A scan's bytes written to the spool folder, so the batch holds a path, not the bytes.
+    Not synced to disk: after a crash the spool is emptied and the message fetched again."""
     if not isinstance(item, ScanInput) or item.data is None:
         return item
-    suffix = Path(item.name).suffix.lower()[:16]
-    path = atomic_write_bytes(spool / f"{item.sha256[:40]}{suffix}", item.data)
+    spool.mkdir(parents=True, exist_ok=True)
+    path = spool / f"{item.sha256[:40]}{Path(item.name).suffix.lower()[:16]}"
+    path.write_bytes(item.data)
     item.path, item.data = str(path), None
     return item
 
@@ -540,9 +546,13 @@ class MailInputs:
             bar.close()
 
     def _close(self) -> None:
-        if self._ledger is not None:
-            self._ledger.close()
-        self._ledger = self._book = None
+        try:
+            if self._book is not None:
+                self._book.flush()
+        finally:
+            if self._ledger is not None:
+                self._ledger.close()
+            self._ledger = self._book = None
 
     def finish(self) -> None:
         """After the batch: move the messages that are done, and empty the spool."""

@@ -14,6 +14,10 @@ from datetime import datetime, timezone
 from batch.inputs import InputProblem, Item, MailMessage, ScanInput, Skipped
 from batch.ledger import Ledger, _sqlite_errors_said
 
+# Messages recorded in one transaction.  A message recorded but not yet written when a run is
+# killed is only fetched again by the next run (its scans are skipped by their content).
+FLUSH_EVERY = 100
+
 
 def _now() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="seconds")
@@ -40,6 +44,7 @@ class MailBook:
     def __init__(self, ledger: Ledger):
         self.path = ledger.path
         self.db = ledger.db
+        self.pending: list[tuple[MailMessage, list[Item]]] = []
 
     # ------------------------------------------------------------------ messages
     def find(self, message: MailMessage) -> int | None:
@@ -59,28 +64,41 @@ class MailBook:
                 " AND container = ?", (message.container,)).fetchone()
         return row[0] if row else None
 
-    def record(self, message: MailMessage, items: list[Item]) -> int:
-        """Keep ``message`` (its latest sighting) and the inputs it brought; its row id."""
+    def record(self, message: MailMessage, items: list[Item]) -> None:
+        """Keep ``message`` (its latest sighting) and the inputs it brought: in the ledger at the
+        next :meth:`flush` (one transaction for many messages, each one costing a disk sync)."""
+        self.pending.append((message, items))
+        if len(self.pending) >= FLUSH_EVERY:
+            self.flush()
+
+    def flush(self) -> None:
+        """Write the messages recorded since the last flush."""
+        if not self.pending:
+            return
+        with self.db:
+            for message, items in self.pending:
+                self._write(message, items)
+        self.pending = []
+
+    def _write(self, message: MailMessage, items: list[Item]) -> None:
         fields = (message.message_id, message.mailbox, message.uidvalidity, message.uid,
                   message.container, message.sender, message.reply_to, message.to,
                   message.subject, message.date, message.references, _now())
-        with self.db:
-            row = self.find(message)
-            if row is None:
-                row = self.db.execute(
-                    "INSERT INTO mail_messages (message_id, mailbox, uidvalidity, uid, container,"
-                    " sender, reply_to, to_addr, subject, sent_date, refs, seen_at)"
-                    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", fields).lastrowid
-            else:
-                self.db.execute(
-                    "UPDATE mail_messages SET message_id = ?, mailbox = ?, uidvalidity = ?,"
-                    " uid = ?, container = ?, sender = ?, reply_to = ?, to_addr = ?, subject = ?,"
-                    " sent_date = ?, refs = ?, seen_at = ? WHERE id = ?", (*fields, row))
-                self.db.execute("DELETE FROM mail_items WHERE message = ?", (row,))
-            self.db.executemany("INSERT INTO mail_items (message, kind, sha256, source)"
-                                " VALUES (?, ?, ?, ?)",
-                                [(row, *r) for r in item_rows(items)])
-        return row
+        row = self.find(message)
+        if row is None:
+            row = self.db.execute(
+                "INSERT INTO mail_messages (message_id, mailbox, uidvalidity, uid, container,"
+                " sender, reply_to, to_addr, subject, sent_date, refs, seen_at)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", fields).lastrowid
+        else:
+            self.db.execute(
+                "UPDATE mail_messages SET message_id = ?, mailbox = ?, uidvalidity = ?,"
+                " uid = ?, container = ?, sender = ?, reply_to = ?, to_addr = ?, subject = ?,"
+                " sent_date = ?, refs = ?, seen_at = ? WHERE id = ?", (*fields, row))
+            self.db.execute("DELETE FROM mail_items WHERE message = ?", (row,))
+        self.db.executemany("INSERT INTO mail_items (message, kind, sha256, source)"
+                            " VALUES (?, ?, ?, ?)",
+                            [(row, *r) for r in item_rows(items)])
 
     def done(self, message: MailMessage, max_tries: int) -> bool:
         """Whether ``message`` was recorded and every input it brought is safely in the ledger

@@ -94,6 +94,7 @@ default_internal_group = {group}
 default_login_user = {login}
 first_valid_uid = 1
 mail_location = maildir:~/Maildir
+mail_fsync = never
 passdb {{
   driver = passwd-file
   args = {root}/passwd
@@ -143,6 +144,20 @@ service anvil {{
             self.proc.wait()
         self.proc = None
         wait_for_port(self.port, up=False)
+
+    def kill_sessions(self) -> None:
+        """Kill the server's IMAP session processes (not the server): open connections drop."""
+        assert self.proc is not None
+        for stat in Path("/proc").glob("[0-9]*/stat"):
+            try:
+                pid, rest = stat.read_text().split(" ", 1)
+            except OSError:
+                continue
+            name, fields = rest.rsplit(") ", 1)
+            ppid = int(fields.split()[1])
+            if ppid == self.proc.pid and name.endswith("imap"):
+                with contextlib.suppress(ProcessLookupError):
+                    os.kill(int(pid), signal.SIGKILL)
 
     def log(self) -> str:
         path = self.root / "dovecot.log"

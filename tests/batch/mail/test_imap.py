@@ -94,6 +94,9 @@ def test_a_message_delivered_twice_and_a_new_message_later(dovecot, ca_file, ima
     summary, _, report = run(dovecot, out, ca_file)
     assert (report.found, report.already, report.fetched) == (3, 2, 1)
     assert summary.sheets == 1 and any("UID=3 > match-2.png" in s for s in scans_in(out))
+    # --force fetches every message and reads every scan again
+    summary, _, report = run(dovecot, out, ca_file, force=True)
+    assert (report.found, report.already, report.fetched, summary.sheets) == (3, 0, 3, 2)
 
 
 def test_move_to_only_after_the_results_are_in_the_ledger(dovecot, ca_file, imap_env, tmp_path):
@@ -149,6 +152,20 @@ def test_server_stopped_mid_run_loses_nothing_and_the_next_run_finishes(dovecot,
     assert set(sources.values()) == {"ok"}
 
 
+def test_a_dropped_connection_is_made_again_and_the_run_finishes(dovecot, ca_file, imap_env,
+                                                                 tmp_path):
+    dovecot.append([scan_message(n) for n in range(1, 11)])
+    out = tmp_path / "out"
+
+    def cut_after_four(message):
+        if message.uid == 4:
+            dovecot.kill_sessions()  # the server stays up: only this connection is cut
+
+    summary, _, report = run(dovecot, out, ca_file, on_message=cut_after_four)
+    assert (report.fetched, report.errors, summary.sheets) == (10, [], 10)
+    assert len(scans_in(out)) == 10
+
+
 def test_a_message_gone_between_search_and_fetch_is_said_and_the_rest_read(dovecot, ca_file,
                                                                           imap_env, tmp_path):
     dovecot.append([scan_message(n) for n in range(1, 6)])
@@ -176,15 +193,16 @@ def test_untrusted_certificate_wrong_password_and_plain_imap(dovecot, ca_file, i
     assert "certificate is not trusted" in error and "--imap-ca" in error
     assert summary.sheets == 0
 
-    monkeypatch.setenv("RUBBERSCAN_IMAP_PASSWORD", "wrong")
-    _, items, report = run(dovecot, out, ca_file)
-    assert len(report.errors) == 1 and "login failed for org@club.test" in report.errors[0]
-
-    monkeypatch.setenv("RUBBERSCAN_IMAP_PASSWORD", PASSWORD)
     with pytest.raises(MailURLError, match="--insecure-imap"):
         open_mailboxes([dovecot.url(plain=True)], MailboxOptions())
     summary, _, report = run(dovecot, out, ca_file, url=dovecot.url(plain=True), insecure=True)
     assert report.fetched == 1 and summary.sheets == 1
+
+    # last: Dovecot makes the next login from an address that failed one wait
+    monkeypatch.setenv("RUBBERSCAN_IMAP_PASSWORD", "wrong")
+    _, items, report = run(dovecot, out, ca_file)
+    assert len(report.errors) == 1 and "login failed for org@club.test" in report.errors[0]
+    assert PASSWORD not in report.errors[0]
 
 
 def test_a_folder_that_does_not_exist(dovecot, ca_file, imap_env, tmp_path):
@@ -208,3 +226,22 @@ def test_ledger_tables_exist_in_a_ledger_made_before_them(tmp_path):
     with Ledger(path) as ledger:
         tables = {r[0] for r in ledger.db.execute("SELECT name FROM sqlite_master")}
     assert {"mail_messages", "mail_items", "mail_replies"} <= tables
+
+
+@pytest.mark.slow
+def test_two_hundred_messages(dovecot, ca_file, imap_env, tmp_path):
+    dovecot.append([scan_message(n) for n in range(1, 201)])
+    out = tmp_path / "out"
+    t0 = time.perf_counter()
+    summary, _, report = run(dovecot, out, ca_file, move_to="Done")
+    first = time.perf_counter() - t0
+    assert (report.found, report.fetched, report.moved, report.errors) == (200, 200, 200, [])
+    assert summary.sheets == 200 and len(scans_in(out)) == 200
+    assert dovecot.message_ids("INBOX") == [] and len(dovecot.message_ids("Done")) == 200
+    # the messages stay where they were moved: a rerun over that folder reads none, fetching
+    # only their Message-IDs
+    t0 = time.perf_counter()
+    again, _, report = run(dovecot, out, ca_file, url=dovecot.url("Done"))
+    rerun = time.perf_counter() - t0
+    assert (report.found, report.already, report.fetched, again.scans) == (200, 200, 0, 0)
+    assert rerun < first
