@@ -59,7 +59,7 @@ test: install browser mail-server
 	$(PY) -m ruff check .
 	$(PY) -m pytest
 
-bench: install
+bench: install mail-server
 	$(PY) -m bench.run_all
 
 lint: install

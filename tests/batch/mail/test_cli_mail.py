@@ -10,8 +10,8 @@ import sys
 import pytest
 
 from batch.ledger import LEDGER_NAME, Ledger
-from tests.batch.mail.conftest import PASSWORD
 from tests.batch.mail.messages import logo_and_text, scan_message
+from tests.batch.mail.servers import PASSWORD
 from tests.support import ROOT, SCANS
 
 pytestmark = pytest.mark.slow  # reads a real scan (a worker loading the networks: seconds)

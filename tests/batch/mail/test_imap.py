@@ -15,8 +15,8 @@ from batch.imap import MailboxOptions, MailInputs, open_mailboxes
 from batch.ledger import LEDGER_NAME, Ledger
 from batch.mailurl import MailURLError
 from batch.runner import BatchOptions, run_batch
-from tests.batch.mail.conftest import PASSWORD
 from tests.batch.mail.messages import fake_scan, forwarded, logo_and_text, malformed, scan_message
+from tests.batch.mail.servers import PASSWORD
 from tests.support import fake_reader, simple_reconciler
 
 

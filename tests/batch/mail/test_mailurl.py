@@ -107,7 +107,7 @@ def test_batch_says_what_is_wrong_before_reading(args, said, tmp_path, monkeypat
 
 def test_a_mailbox_that_cannot_be_reached_fails_the_run_not_the_other_inputs(
         tmp_path, monkeypatch, capsys):
-    from tests.batch.mail.conftest import free_port
+    from tests.batch.mail.servers import free_port
 
     monkeypatch.setenv("RUBBERSCAN_IMAP_PASSWORD", "x")
     monkeypatch.chdir(tmp_path)

@@ -17,8 +17,8 @@ from batch.mailurl import parse_mail_url, tls_context
 from batch.replies import TODO, plan_replies, send_replies, sheet_issues, write_replies
 from batch.runner import BatchOptions, run_batch
 from scoring.sheet import Flag
-from tests.batch.mail.conftest import PASSWORD, SmtpSink
 from tests.batch.mail.messages import fake_scan, scan_message
+from tests.batch.mail.servers import PASSWORD, SmtpSink
 from tests.support import fake_reader, simple_reconciler
 
 # aiosmtpd cannot tell that smtps (TLS from the first byte) is encrypted: its warning is moot here
