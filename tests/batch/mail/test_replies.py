@@ -198,3 +198,40 @@ def test_what_each_verdict_asks_for():
     assert sheet_issues("a.png", "s2", None, "time limit exceeded (60 s per sheet)") == []
     assert sheet_issues("a.png", "s2", None, "internal error: KeyError") == []
     assert sheet_issues("a.png", "s3", {"flags": [], "review": [{"deal": 3}]}, None) == []
+
+
+def test_replies_to_saved_e_mails_and_to_mbox_messages(tmp_path):
+    """.eml and mbox inputs are kept like mailbox messages: their replies answer them too; a
+    scan whose e-mail the ledger does not know (a ledger from before) is answered without
+    In-Reply-To, to the sender its scan row names."""
+    import mailbox
+
+    (tmp_path / "in").mkdir()
+    eml = scan_message(7, scans=[("w.png", fake_scan(7, ns="WINNERS / C"))],
+                       sender="Cy <cy@pairs.test>")
+    eml["Reply-To"] = "Cy's partner <di@pairs.test>"
+    (tmp_path / "in" / "week.eml").write_bytes(eml.as_bytes())
+    box = mailbox.mbox(tmp_path / "in" / "club.mbox")
+    box.add(scan_message(8, scans=[("f.png", fake_scan(8, ns="RESCAN / D"))]))
+    box.close()
+    out = tmp_path / "out"
+    items = MailInputs([str(tmp_path / "in")], out, [out], progress=False)
+    run_batch(items, BatchOptions(out_dir=out, jobs=1, progress=False), reader=fake_reader,
+              reconciler=reconciler)
+    with Ledger(out / LEDGER_NAME) as ledger:
+        replies = {r.to: r.email() for r in plan_replies(ledger).replies}
+    assert set(replies) == {"di@pairs.test", "player8@pairs.test"}  # Reply-To first
+    assert replies["di@pairs.test"]["In-Reply-To"] == "<sheet-7@pairs.test>"
+    assert replies["player8@pairs.test"]["In-Reply-To"] == "<sheet-8@pairs.test>"
+
+    out2 = tmp_path / "out2"
+    run_batch(MailInputs([str(tmp_path / "in" / "week.eml")], out2, [out2], progress=False),
+              BatchOptions(out_dir=out2, jobs=1, progress=False), reader=fake_reader,
+              reconciler=reconciler)
+    with Ledger(out2 / LEDGER_NAME) as ledger:
+        ledger.db.execute("DELETE FROM mail_messages")
+        ledger.db.commit()
+        (reply,) = plan_replies(ledger, sender="org@club.test").replies
+    msg = reply.email()
+    assert (reply.to, msg["In-Reply-To"], msg["Subject"]) == ("cy@pairs.test", None,
+                                                             "Re: Match 7 sheet")
