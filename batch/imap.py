@@ -321,6 +321,10 @@ class Mailbox:
         if self.server.scheme == "imap" and not options.insecure:
             raise MailURLError(f"{url}: imap:// sends the password unencrypted; use imaps://, or "
                                "--insecure-imap for a server on this machine or a test server")
+        if options.move_to is not None and \
+                options.move_to.strip("/") in (self.server.path or "INBOX", ""):
+            raise MailURLError(f"--move-to {options.move_to!r}: give a folder other than the "
+                               "one read")
         if options.ca is not None:
             tls_context(options.ca)  # an unusable file is bad usage, said now
         self.password = find_password(self.server, PASSWORD_ENV, netrc_file)
@@ -418,11 +422,12 @@ class Mailbox:
                 msg = email.message_from_bytes(raw, policy=email.policy.default)
                 info = message_info(msg, container)
                 items = list(message_scans(msg, container))
+                del msg
             except Exception as exc:  # a message the parser cannot take apart at all
                 info = known
                 why = f"cannot read this e-mail: {type(exc).__name__}: {exc}"
                 items = [InputProblem(container, why)]
-            del raw
+            del raw  # one message in memory at a time
         info.mailbox, info.uidvalidity, info.uid = known.mailbox, known.uidvalidity, known.uid
         info.message_id = info.message_id or known.message_id
         items = [_spooled(item, spool) for item in items]
@@ -434,8 +439,8 @@ class Mailbox:
         yield from items
 
     def move_done(self, book: MailBook, max_tries: int) -> None:
-        """Move every message found in this run whose inputs are all in the ledger (and that was
-        not moved before) to ``options.move_to``."""
+        """Move every message found in this run whose inputs are all in the ledger to
+        ``options.move_to``."""
         folder = self.options.move_to
         if not folder or not self.seen:
             return

@@ -88,6 +88,7 @@ def test_folder_names_in_modified_utf7():
     (["imaps://org@127.0.0.1/INBOX", "--imap-ca", "/nonexistent.pem"], "no such certificate file"),
     (["imaps://nobody@127.0.0.1/INBOX"], "no password for nobody@127.0.0.1"),
     (["some-folder", "--move-to", "Done"], "--move-to needs a mailbox input"),
+    (["imaps://org@127.0.0.1", "--move-to", "INBOX"], "give a folder other than the one read"),
     (["imaps://org@127.0.0.1/INBOX", "--since", "last week"], None),
 ])
 def test_batch_says_what_is_wrong_before_reading(args, said, tmp_path, monkeypatch, capsys):
