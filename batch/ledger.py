@@ -5,7 +5,8 @@ error), ``sheets`` (one per page), ``readings`` (the SheetReading as JSON, every
 candidates, so a sheet can be re-reconciled without its image), ``matches`` (names,
 winners, totals, margin and the full result object), ``flags``, ``reviews``, ``messages``
 (e-mails that brought no scan: who sent no sheet), ``settings`` (the house rules last used)
-and ``schema_version``.  Every scan is written
+and ``schema_version``; ``mail_messages``, ``mail_items`` and ``mail_replies`` keep every e-mail
+read (batch/mailbook.py).  Every scan is written
 in one transaction, so an interrupted batch keeps exactly the scans that finished.
 """
 
@@ -96,6 +97,52 @@ CREATE TABLE IF NOT EXISTS messages (
 );
 CREATE INDEX IF NOT EXISTS flags_sheet ON flags(sheet_id);
 CREATE INDEX IF NOT EXISTS reviews_sheet ON reviews(sheet_id);
+"""
+
+# E-mails (batch/mailbook.py): each message by its Message-ID (else its place in a mailbox or its
+# file), the inputs it brought, where it was moved, and the replies written or sent.  Only added
+# tables, made in any ledger that lacks them, so the schema version stays.
+_MAIL_SCHEMA = """
+CREATE TABLE IF NOT EXISTS mail_messages (
+    id INTEGER PRIMARY KEY,
+    message_id TEXT UNIQUE,  -- NULL when the message has none
+    mailbox TEXT,  -- imaps://USER@HOST/FOLDER for a message read from a mailbox
+    uidvalidity INTEGER,
+    uid INTEGER,
+    container TEXT NOT NULL,  -- the start of its scans' sources
+    sender TEXT,
+    reply_to TEXT,
+    to_addr TEXT,
+    subject TEXT,
+    sent_date TEXT,
+    refs TEXT,  -- its References header, for the replies' threading
+    seen_at TEXT NOT NULL,
+    moved_to TEXT,
+    moved_at TEXT
+);
+CREATE INDEX IF NOT EXISTS mail_messages_place ON mail_messages(mailbox, uidvalidity, uid);
+CREATE INDEX IF NOT EXISTS mail_messages_container ON mail_messages(container);
+CREATE TABLE IF NOT EXISTS mail_items (
+    message INTEGER NOT NULL REFERENCES mail_messages(id) ON DELETE CASCADE,
+    kind TEXT NOT NULL CHECK (kind IN ('scan', 'problem', 'no_scan')),
+    sha256 TEXT,
+    source TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS mail_items_message ON mail_items(message);
+CREATE INDEX IF NOT EXISTS mail_items_sha256 ON mail_items(sha256);
+CREATE TABLE IF NOT EXISTS mail_replies (
+    key TEXT PRIMARY KEY,  -- the message replied to and the issues the reply is about
+    message INTEGER REFERENCES mail_messages(id) ON DELETE SET NULL,
+    to_addr TEXT NOT NULL,
+    subject TEXT,
+    reply_id TEXT NOT NULL,  -- the reply's own Message-ID
+    content TEXT NOT NULL,  -- the whole reply, so what is sent is what was written
+    made_at TEXT NOT NULL,
+    written TEXT,  -- the outbox file it was written to
+    written_at TEXT,
+    sent_at TEXT,
+    sent_via TEXT
+);
 """
 
 
@@ -335,8 +382,11 @@ class Ledger:
     def _migrate(self, new: bool) -> None:
         """Create a new ledger, or upgrade an older one in place; each in one transaction."""
         if new:
-            self._script(_SCHEMA + f"INSERT INTO schema_version (version) VALUES ({SCHEMA_VERSION});")
+            self._script(_SCHEMA + _MAIL_SCHEMA +
+                         f"INSERT INTO schema_version (version) VALUES ({SCHEMA_VERSION});")
             return
+        if "mail_replies" not in self._tables():  # a ledger from before the e-mail tables
+            self._script(_MAIL_SCHEMA)
         (version,) = self.db.execute("SELECT version FROM schema_version").fetchone()
         if version == 1:  # retry bookkeeping; earlier time-outs and dead workers become retries
             self._script(f"""
@@ -347,6 +397,9 @@ class Ledger:
                 UPDATE scans SET retry = 1 WHERE failures > 0 AND EXISTS (SELECT 1 FROM sheets sh
                     WHERE sh.scan_id = scans.id AND ({_RETRY_SQL}));
                 UPDATE schema_version SET version = {SCHEMA_VERSION};""")
+
+    def _tables(self) -> set[str]:
+        return {r[0] for r in self.db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
 
     def _probe_write(self) -> None:
         """Write (and roll back) the header's user version: a ledger that cannot be written (a
