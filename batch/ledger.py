@@ -323,7 +323,13 @@ class Ledger:
             raise LedgerError(f"{self.path}: no ledger here")
         if self._lock is not None:
             self._lock.acquire()
-        mode = "ro" if readonly else ("rw" if exists else "rwc")
+        if not exists:
+            try:
+                self._create()
+            except LedgerError:
+                self._release()
+                raise
+        mode = "ro" if readonly else "rw"
         try:
             self.db = sqlite3.connect(f"{self.path.resolve().as_uri()}?mode={mode}", uri=True, timeout=30)
         except sqlite3.Error as exc:
@@ -331,10 +337,9 @@ class Ledger:
             raise LedgerError(f"{self.path}: cannot open ledger ({exc})") from None
         try:
             self.db.execute("PRAGMA foreign_keys = ON")
-            if exists:
-                self._check(readonly)
+            self._check(readonly)
             if not readonly:
-                self._migrate(new=not exists)
+                self._migrate()
                 self._probe_write()
         except LedgerError:
             self.close()
@@ -379,12 +384,32 @@ class Ledger:
                 f"{self.path}: ledger schema version {row[0] if row else '(none)'}, "
                 f"this rubberscan reads {SCHEMA_VERSION}")
 
-    def _migrate(self, new: bool) -> None:
-        """Create a new ledger, or upgrade an older one in place; each in one transaction."""
-        if new:
-            self._script(_SCHEMA + _MAIL_SCHEMA +
-                         f"INSERT INTO schema_version (version) VALUES ({SCHEMA_VERSION});")
-            return
+    def _create(self) -> None:
+        """A new ledger is made whole beside its place and linked in, so that nobody (an export,
+        the review app) ever opens a half-made or 0-byte ledger at this path."""
+        tmp = self.path.with_name(f".{self.path.name}.new-{os.getpid()}")
+        try:
+            db = sqlite3.connect(tmp)
+            try:
+                db.executescript("BEGIN;" + _SCHEMA + _MAIL_SCHEMA +
+                                 f"INSERT INTO schema_version (version) VALUES ({SCHEMA_VERSION});"
+                                 "COMMIT;")
+            finally:
+                db.close()
+            try:
+                os.link(tmp, self.path)
+            except FileExistsError:
+                pass  # another process made it meanwhile: that ledger stands
+        except sqlite3.Error as exc:
+            raise _said(self.path, exc) from None
+        except OSError as exc:
+            raise LedgerWriteError(f"{self.path}: cannot write the ledger ({exc.strerror or exc})"
+                                   ) from None
+        finally:
+            tmp.unlink(missing_ok=True)
+
+    def _migrate(self) -> None:
+        """Upgrade an older ledger in place, each step in one transaction."""
         if "mail_replies" not in self._tables():  # a ledger from before the e-mail tables
             self._script(_MAIL_SCHEMA)
         (version,) = self.db.execute("SELECT version FROM schema_version").fetchone()
