@@ -117,6 +117,10 @@ def create_app(out_dir, guard: Guard, providers=None, who: str | None = None) ->
         if sheet is None:
             return _message(f"No sheet {sid} in this folder.", 404)
         key = request.form.get("item", "")
+        try:
+            folder.check_version(sid, _version())
+        except DecisionError as exc:
+            return _message(str(exc), exc.status, sid)
         item = next((it for it in folder.items(sheet) if it.key == key), None)
         if item is None:
             return _message("That item is no longer open on this sheet (answered in another "
@@ -282,7 +286,8 @@ def _said(item: Item, decision: dict) -> str:
     if decision["kind"] == "flag":
         return f"Flag {after}: {item.question}"
     if decision["kind"] in ("value", "written", "misread"):
-        return (f"{where(decision['target'])}: {decision.get('before')} -> {after}"
+        before = decision.get("before")
+        return (f"{where(decision['target'])}: {'?' if before is None else before} -> {after}"
                 + (" (the players wrote it)" if decision["kind"] == "written" else ""))
     return f"Decided: {after}"
 

@@ -27,6 +27,8 @@ from review.images import Pictures
 from review.queue import Context, Item, Provider, context, oldest_first, sheet_items
 
 MAX_REASON = 500  # characters of a reason kept
+STALE = ("this sheet has changed since the page was loaded (another tab, another person, or a "
+         "batch or audit): nothing was changed; look again at the sheet as it is now")
 
 
 class DecisionError(Exception):
@@ -150,13 +152,16 @@ class Folder:
         finally:
             self._write.release()
 
+    def check_version(self, sheet_id: str, version: int) -> None:
+        """DecisionError (409) when the sheet has changed since a page of ``version`` was made."""
+        if self.ledger().review_state(sheet_id)[1] != version:
+            raise DecisionError(STALE, 409)
+
     def _settle_and_write(self, sheet_id: str, version: int, who: str, add: dict | None,
                           undo: int | None) -> int:
         ledger = self.ledger()
         if ledger.review_state(sheet_id)[1] != version:
-            raise VersionConflict(
-                "this sheet has changed since the page was loaded (another tab, another person, "
-                "or a batch or audit): nothing was changed; look again at the sheet as it is now")
+            raise VersionConflict(STALE)
         sheet = self.sheet(sheet_id)
         if sheet is None:
             raise DecisionError(f"no sheet {sheet_id} in this folder", 404)

@@ -6,8 +6,9 @@
   once in the address, then kept in a cookie only this site sees.
 - Every POST carries the CSRF token of the pages this server made (a form on another site
   cannot post here), and an Origin header, when sent, must be this server's.
-- Every answer forbids framing, scripts and styles from elsewhere and sniffing of types; pages
-  are not cached.  (Text is escaped by the templates; files are served from inside the batch
+- Every answer forbids framing, scripts and styles from elsewhere and sniffing of types, sends
+  no referrer to other sites (the policy "same-origin": with "no-referrer" a browser's own
+  form posts would carry "Origin: null"); pages are not cached.  (Text is escaped by the templates; files are served from inside the batch
   folder only: review/images.py.)
 """
 
@@ -116,5 +117,5 @@ class Guard:
 def headers(policy: str = PAGE_POLICY) -> dict[str, str]:
     """The headers every answer carries."""
     return {"Content-Security-Policy": policy, "X-Content-Type-Options": "nosniff",
-            "X-Frame-Options": "DENY", "Referrer-Policy": "no-referrer",
+            "X-Frame-Options": "DENY", "Referrer-Policy": "same-origin",
             "Cache-Control": "no-store"}
