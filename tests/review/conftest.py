@@ -56,7 +56,9 @@ def scanned(tmp_path_factory) -> Path:
 
 @pytest.fixture
 def scanned_copy(scanned, tmp_path) -> Path:
+    """A copy of ``scanned`` to decide in (its inputs beside it, in ``../in``)."""
     out = tmp_path / "out"
     shutil.copytree(scanned, out)
+    shutil.copytree(scanned.parent / "in", tmp_path / "in")
     (out / (LEDGER_NAME + ".lock")).unlink(missing_ok=True)
     return out
