@@ -491,7 +491,7 @@ def add_review_parsers(sub) -> None:
 
 
 def cmd_review(args) -> int:
-    from batch.ledger import LedgerError
+    from batch.ledger import LedgerError, LedgerWriteError
     from review.server import serve
 
     if not 0 <= args.port <= 65535:
@@ -502,6 +502,10 @@ def cmd_review(args) -> int:
     except LedgerError as exc:
         print(f"rubberscan review: {exc}", file=sys.stderr)
         return ExitCode.USAGE
+    except LedgerWriteError as exc:  # decisions are kept in the ledger: it must be writable
+        print(f"rubberscan review: {exc} (decisions are kept there: run it on a folder you may "
+              "write)", file=sys.stderr)
+        return ExitCode.WRITE_FAILED
     except OSError as exc:  # the port is taken, the address is not this machine's
         print(f"rubberscan review: cannot listen on {args.host}:{args.port}: "
               f"{exc.strerror or exc}", file=sys.stderr)

@@ -564,8 +564,8 @@ class Ledger:
 
     def overview(self) -> list[LedgerSheet]:
         """Every sheet with a light result -- names, winners, totals, flags and review items from
-        their own tables, no rows or explanations -- for lists over a whole season (the review
-        app's index), in processing order."""
+        their own tables, no rows or explanations, and no layout -- for lists over a whole season
+        (the review app's index), in processing order."""
         flags: dict[str, list[dict]] = {}
         for sid, deal, kind, side, column, written, expected, message in self.db.execute(
                 "SELECT sheet_id, deal, kind, side, column_name, written, expected, message"
@@ -578,10 +578,10 @@ class Ledger:
                 "SELECT sheet_id, deal, column_name, reason FROM reviews ORDER BY rowid"):
             reviews.setdefault(sid, []).append({"deal": deal, "column": column, "reason": reason})
         out = []
-        for (sid, source, page, status, error, sender, subject, date, attachment, at, layout,
+        for (sid, source, page, status, error, sender, subject, date, attachment, at,
              names_ns, names_ew, winners, total_ns, total_ew, has_result) in self.db.execute(
                 "SELECT sh.id, sc.source, sh.page, sh.status, COALESCE(sh.error, sc.error),"
-                " sc.sender, sc.subject, sc.sent_date, sc.attachment, sc.processed_at, sh.layout,"
+                " sc.sender, sc.subject, sc.sent_date, sc.attachment, sc.processed_at,"
                 " m.names_ns, m.names_ew, m.winners, m.total_ns, m.total_ew, m.sheet_id"
                 " FROM scans sc JOIN sheets sh ON sh.scan_id = sc.id"
                 " LEFT JOIN matches m ON m.sheet_id = sh.id ORDER BY sc.id, sh.page"):
@@ -593,7 +593,7 @@ class Ledger:
             out.append(LedgerSheet(
                 sheet_id=sid, source=source, page=page or 0, status=status or "failed",
                 error=error, sender=sender, subject=subject, date=date, attachment=attachment,
-                processed_at=at, layout=json.loads(layout) if layout else None, result=result))
+                processed_at=at, result=result))
         return out
 
     def counts(self) -> dict[str, int]:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import io
 import secrets
+from collections import Counter
 from urllib.parse import urlencode
 
 from flask import (
@@ -27,6 +28,7 @@ from flask import (
 )
 
 from batch.decided import decided_cells, sheet_status
+from batch.ledger import REVIEW_STATUSES
 from review.folder import DecisionError, Folder, os_user
 from review.images import inside
 from review.providers import default_providers
@@ -81,8 +83,14 @@ def create_app(out_dir, guard: Guard, providers=None, who: str | None = None) ->
     def index():
         summaries = folder.summaries()
         open_ = [s for s in summaries if s.open]
+        counts = Counter(s.status for s in summaries)
         return render_template("index.html", open=open_, summaries=summaries,
+                               counts=[(k, counts[k]) for k in REVIEW_STATUSES if counts[k]],
                                first=open_[0].sheet.sheet_id if open_ else None)
+
+    @app.get("/sheets")
+    def all_sheets():
+        return render_template("sheets.html", summaries=folder.summaries())
 
     @app.get("/next")
     def next_sheet():

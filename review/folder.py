@@ -7,7 +7,9 @@ result and status, and the sheet's files and the report written again.
 from __future__ import annotations
 
 import getpass
+import json
 import threading
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -62,6 +64,44 @@ def os_user() -> str:
         return "unknown"
 
 
+class ReportWriter:
+    """Writes DIR/report.html again after decisions, in the background (it lists every sheet of
+    the season: seconds for a thousand, too long to wait for at each decision), at most once per
+    ``delay`` seconds; :meth:`flush` writes what is pending now."""
+
+    def __init__(self, folder: Folder, delay: float = 1.0):
+        self.folder = folder
+        self.delay = delay
+        self._pending = threading.Event()
+        self._writing = threading.Lock()
+        self._thread: threading.Thread | None = None
+
+    def touch(self) -> None:
+        self._pending.set()
+        if self._thread is None:
+            self._thread = threading.Thread(target=self._run, name="report", daemon=True)
+            self._thread.start()
+
+    def flush(self) -> None:
+        if self._pending.is_set():
+            self._write()
+
+    def _run(self) -> None:
+        while True:
+            self._pending.wait()
+            time.sleep(self.delay)  # decisions in a row: one report
+            try:
+                if self._pending.is_set():  # (unless flushed meanwhile)
+                    self._write()
+            except Exception:  # noqa: BLE001 - the report is written again at the next decision
+                pass
+
+    def _write(self) -> None:
+        with self._writing:
+            self._pending.clear()
+            outputs.write_index(self.folder.out_dir, self.folder.ledger())
+
+
 class Folder:
     """One batch folder as the review app sees it (thread-safe: a ledger connection per thread,
     one decision at a time)."""
@@ -77,7 +117,20 @@ class Folder:
         self._local = threading.local()
         self._write = threading.Lock()
         self._lock = FolderLock(self.path)
+        self.report = ReportWriter(self)
         self.ledger()  # opened once now: a damaged ledger or a read-only folder says so at start
+
+    def warm(self) -> None:
+        """Reconcile one stored reading, unsaved, so the scoring tables the first decision needs
+        are built while the first page is looked at (2-3 s otherwise added to it)."""
+        try:
+            from batch.decided import decided_result
+
+            row = self.ledger().db.execute("SELECT reading FROM readings LIMIT 1").fetchone()
+            if row:
+                decided_result(json.loads(row[0]), [])
+        except Exception:  # noqa: BLE001 - only a head start; the decision does it anyway
+            pass
 
     def ledger(self) -> Ledger:
         """This thread's connection to the ledger."""
@@ -188,7 +241,7 @@ class Folder:
             result=settled.result, rules=rules, sheet=settled.state))
         for row in ledger.sheets(sheet_id):
             outputs.write_sheet_files(self.out_dir, row)
-        outputs.write_index(self.out_dir, ledger)
+        self.report.touch()
         return new_version
 
     # ------------------------------------------------------------------ answers into decisions

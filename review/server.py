@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import signal
 import sys
+import threading
 from typing import TextIO
 
 from review.app import create_app
@@ -25,6 +26,7 @@ def serve(out_dir, host: str = "127.0.0.1", port: int = 8765, who: str | None = 
     server = create_server(app, host=host, port=port, threads=THREADS, ident="rubberscan",
                            clear_untrusted_proxy_headers=True)
     guard.port = int(getattr(server, "effective_port", port))  # --port 0: the one given
+    threading.Thread(target=app.extensions["rubberscan"].warm, daemon=True).start()
     print(guard.address(), file=out, flush=True)
     if guard.token:
         print("the token in this address is needed to use the app: give it only to the people "
@@ -37,6 +39,7 @@ def serve(out_dir, host: str = "127.0.0.1", port: int = 8765, who: str | None = 
     finally:
         signal.signal(signal.SIGTERM, previous)
         server.close()
+        app.extensions["rubberscan"].report.flush()  # the last decisions in the report too
 
 
 def _interrupt(signum, frame):

@@ -4,6 +4,7 @@ the decision marked, and a decision made on a stale page changes nothing."""
 
 from __future__ import annotations
 
+import json
 import re
 
 import pytest
@@ -68,14 +69,21 @@ def test_a_chosen_value_enters_as_a_certain_reading_and_is_logged(folder_of):
     assert apply(stored, [d]).rows[4].cells["ns"].person
 
 
-def test_a_person_value_is_never_widened_and_wins_over_the_arithmetic(folder_of):
+def test_a_person_value_wins_over_the_arithmetic_and_the_files_follow(folder_of):
     # a person says deal 5's N/S is 70: the arithmetic (60) cannot overrule a certain reading,
     # so the sheet's numbers disagree -- a players' mistake, flagged, not a misread
     folder = folder_of({"s1": unreadable()})
     decide(folder, "s1", "review:5:ns", {"value": "70"})
     result = folder.sheet("s1").result
     assert row(result, 5)["ns"] == 70
-    assert any(f["deal"] == 5 and f["kind"] in ("cumulative", "score") for f in result["flags"])
+    flagged = [f for f in result["flags"] if f["deal"] == 5]
+    assert flagged and flagged[0]["kind"] in ("cumulative", "score")
+    # the sheet's own files at once, the report soon after (flushed here)
+    sheet_json = json.loads((folder.out_dir / "sheets" / "s1.json").read_text())
+    assert next(r for r in sheet_json["rows"] if r["deal"] == 5)["ns"] == 70
+    folder.report.flush()
+    assert flagged[0]["message"][:30] in (folder.out_dir / "sheets" / "s1.html").read_text()
+    assert "scan-s1.png" in (folder.out_dir / "report.html").read_text()
 
 
 def test_the_players_wrote_this_pins_the_written_value_and_the_rules_flag_it(folder_of):
