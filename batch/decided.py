@@ -219,11 +219,14 @@ def decided_cells(decisions: list[dict]) -> set[str]:
 def open_items(result: dict | None, decisions: list[dict]) -> tuple[list[dict], list[dict]]:
     """(review items, flags) of ``result`` no decision has answered yet: a review item whose cell
     has a person's value is answered, and so is a flag confirmed or dismissed, or whose cell a
-    person has read."""
+    person has read, or a missing deal whose row a person said is empty."""
     if not result:
         return [], []
     cells = decided_cells(decisions)
     answered = {d["target"] for d in decisions if d["kind"] == "flag"}
+    # a row a person said is empty: the missing deal it makes is what they said
+    answered.update(f"missing_deal:{parse_target(d['target'])[0]}:" for d in decisions
+                    if d["kind"] == "blank_row")
     reviews = [r for r in result.get("review") or []
                if cell_target(r.get("deal"), str(r.get("column"))) not in cells]
     flags = [f for f in result.get("flags") or []

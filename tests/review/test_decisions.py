@@ -13,6 +13,7 @@ from batch.decided import apply, flag_key, open_items, sheet_status
 from batch.ledger import LEDGER_NAME, Ledger, ReviewChange, VersionConflict
 from batch.serial import reading_from_json
 from review.folder import DecisionError, Folder
+from scoring.sheet import CellReading
 from tests.support import SEED_001, running, sheet
 
 ROWS = running(SEED_001)  # seven deals, 990 v 1460
@@ -225,3 +226,17 @@ def test_every_decision_is_kept_in_the_ledger_file(folder_of):
         rows = ledger.db.execute("SELECT kind, target, before, after, who FROM decisions"
                                  ).fetchall()
     assert rows == [("value", "5:ns", None, "60", "alice")]
+
+
+def test_a_row_said_to_be_empty_is_a_missing_deal_already_answered(folder_of):
+    rows = ROWS[:3] + [(0, 0, 0, 0)] + ROWS[3:]  # deal 4 left empty, its 170 in the cumulatives
+    reading = sheet(rows, probs={(3, c): [(0, 0.7), (None, 0.3)] for c in ("ns", "ew")})
+    reading.rows[3].cells["dealer"] = CellReading([], blank=True)
+    folder = folder_of({"s1": reading})
+    it = item(folder, "s1", "review:4:ns")
+    assert it.kind == "row" and it.choices[0].label == "the row is empty (a missing deal)"
+    decide(folder, "s1", "review:4:ns", {"choice": 0})
+    result = folder.sheet("s1").result
+    assert [f["deal"] for f in result["flags"] if f["kind"] == "missing_deal"][0] == 4
+    keys = [i.key for i in folder.items(folder.sheet("s1"))]
+    assert not [k for k in keys if ":4:" in k or k.endswith(":4")], keys
