@@ -646,6 +646,11 @@ class Ledger:
                               (sheet_id,)).fetchone()
         return json.loads(row[0]) if row else None
 
+    def names_read(self) -> list[str]:
+        """Every pair's names read on a sheet (one entry per sheet and side)."""
+        return [n for row in self.db.execute("SELECT names_ns, names_ew FROM matches")
+                for n in row if n]
+
     def decided_sheets(self) -> list[str]:
         """The sheets with a decision in force."""
         if not self._has_review_tables():

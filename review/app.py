@@ -104,7 +104,7 @@ def create_app(out_dir, guard: Guard, providers=None, who: str | None = None) ->
             return _message(f"No sheet {sid} in this folder.", 404)
         ctx = folder.context()
         items = folder.items(sheet, ctx)
-        status, version = folder.ledger().review_state(sid)
+        version = folder.ledger().review_state(sid)[1]
         if sheet.status != "ok" or not sheet.result:
             return render_template("table.html", sheet=sheet, version=version,
                                    page=folder.pictures.page(sheet),
@@ -190,7 +190,7 @@ def create_app(out_dir, guard: Guard, providers=None, who: str | None = None) ->
         sheet = folder.sheet(sid)
         if sheet is None:
             return _message(f"No sheet {sid} in this folder.", 404)
-        status_, version = folder.ledger().review_state(sid)
+        version = folder.ledger().review_state(sid)[1]
         if request.method == "POST":
             try:
                 decision = Folder.rows_decision(request.form, DEALS)

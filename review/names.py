@@ -48,8 +48,7 @@ class UnreadNames:
         """Names read on the folder's sheets, counted (once per request)."""
         if "names_seen" not in ctx.cache:
             counts: Counter = Counter()
-            for ns, ew in ctx.ledger.db.execute("SELECT names_ns, names_ew FROM matches"):
-                counts.update(n for n in (ns, ew) if n)
+            counts.update(ctx.ledger.names_read())
             ctx.cache["names_seen"] = counts
         return ctx.cache["names_seen"]
 
