@@ -11,7 +11,9 @@ turn.  With ``--browser``, headless Chromium (Selenium, the OS's chromedriver) o
 with three items and clears it with Enter, timing each key to the new page:
 
     OMP_NUM_THREADS=1 OMP_THREAD_LIMIT=1 nice -n 10 .venv/bin/python -m bench.bench_review \\
-        --sheets 300 --repeats 30 --browser
+        --sheets 300 --repeats 30 --browser --keep-cost
+
+(``--keep-cost``: what keeping the app's pictures adds to each sheet of a batch.)
 """
 
 from __future__ import annotations
@@ -206,13 +208,48 @@ def bench_browser(address: str, out: Path) -> list[str]:
             f"| machine time for the three items | {sum(keys) + first:.2f} s ({left} left open) |"]
 
 
+def bench_keep(repeats: int) -> list[str]:
+    """What keeping the review app's pictures adds to a batch: batch.keep.keep_cells on each
+    sample scan's table (CPU ms, median over the repeats, then over the sheets)."""
+    from batch.keep import keep_cells
+    from ocr.pipeline import read_results
+
+    work = Path(tempfile.mkdtemp(prefix="bench-review-keep-"))
+    per_sheet, sizes = [], []
+    try:
+        for scan in sorted(SCANS.iterdir()):
+            if scan.name.endswith(".json"):
+                continue
+            for result in read_results(scan):
+                if result.table is None:
+                    continue
+                runs = []
+                for _ in range(repeats):
+                    c0 = time.process_time()
+                    keep_cells(result.table, work, "s")
+                    runs.append(time.process_time() - c0)
+                per_sheet.append(1000 * statistics.median(runs))
+                sizes.append(sum(p.stat().st_size for p in work.glob("s.*")))
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    return [f"| keep_cells (straight.jpg + cells.png), CPU ms per sheet | {len(per_sheet)} | "
+            f"{statistics.median(per_sheet):.0f} (max {max(per_sheet):.0f}) |",
+            f"| their size, MB per sheet | {len(sizes)} | {statistics.median(sizes) / 1e6:.2f} "
+            f"(max {max(sizes) / 1e6:.2f}) |"]
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--sheets", type=int, default=300, help="sheets in the ledger")
     ap.add_argument("--repeats", type=int, default=30)
     ap.add_argument("--browser", action="store_true", help="also time the keyboard in Chromium")
     ap.add_argument("--keep", metavar="DIR", help="build the folder here and keep it")
+    ap.add_argument("--keep-cost", action="store_true",
+                    help="also time what keeping the pictures adds to a batch (the samples)")
     args = ap.parse_args(argv)
+    if args.keep_cost:
+        print("| batch's extra work for the app | sheets | median |\n|---|---:|---:|")
+        print("\n".join(bench_keep(3)) + "\n")
     work = Path(args.keep) if args.keep else Path(tempfile.mkdtemp(prefix="bench-review-"))
     try:
         t0 = time.perf_counter()
