@@ -3,6 +3,7 @@ this machine's loopback address, or where ``--host`` says with a token required.
 
 from __future__ import annotations
 
+import logging
 import signal
 import sys
 import threading
@@ -21,6 +22,8 @@ def serve(out_dir, host: str = "127.0.0.1", port: int = 8765, who: str | None = 
     ledger, OSError when the address cannot be bound."""
     from waitress.server import create_server
 
+    # "Task queue depth is 1" when the browser asks for a page and its pictures at once: noise
+    logging.getLogger("waitress.queue").setLevel(logging.ERROR)
     guard = Guard.for_server(host, port)
     app = create_app(out_dir, guard, who=who)
     server = create_server(app, host=host, port=port, threads=THREADS, ident="rubberscan",
