@@ -133,9 +133,10 @@ def typed_reading(source: str, typed: dict) -> SheetReading:
 
 def apply(reading: SheetReading, decisions: list[dict]) -> SheetReading:
     """``reading`` with every decision that bears on it applied (later ones override earlier)."""
-    rows_typed = [d for d in decisions if d["kind"] == "rows"]
-    if rows_typed:
-        reading = typed_reading(reading.source, rows_typed[-1]["after"] or {})
+    typed = [i for i, d in enumerate(decisions) if d["kind"] == "rows"]
+    if typed:  # the rows typed replace the reading, and the decisions made before them
+        reading = typed_reading(reading.source, decisions[typed[-1]]["after"] or {})
+        decisions = decisions[typed[-1] + 1:]
     reading = dataclasses.replace(
         reading, rows=[RowReading(r.deal, dict(r.cells)) for r in reading.rows],
         total=RowReading(reading.total.deal, dict(reading.total.cells)) if reading.total else None,

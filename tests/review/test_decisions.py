@@ -204,6 +204,18 @@ def test_rows_typed_by_hand_replace_the_reading_and_are_checked(folder_of):
         Folder.rows_decision(bad, 30)
 
 
+def test_rows_typed_replace_the_decisions_made_before_them(folder_of):
+    folder = folder_of({"s1": unreadable()})
+    decide(folder, "s1", "review:5:ns", {"value": "70"})  # then the whole table typed again
+    form = {f"d{d}_{c}": str(v) for d, r in enumerate(ROWS, start=1)
+            for c, v in zip(("ns", "ew", "cum_ns", "cum_ew"), r, strict=True)}
+    form.update(names_ns="Frank / Lena", names_ew="Ann / Bob", winners="ew")
+    folder.decide("s1", version(folder, "s1"), Folder.rows_decision(form, 30), "alice")
+    assert row(folder.sheet("s1").result, 5)["ns"] == 60
+    decide(folder, "s1", "flag:missing_deal:8:", {"choice": 0})  # and one after them counts
+    assert folder.ledger().review_state("s1")[0] == "verified"
+
+
 def test_the_names_provider_offers_the_names_read_elsewhere(folder_of):
     nameless = sheet(ROWS)
     nameless.names = {"ns": None, "ew": "Ann / Bob"}
