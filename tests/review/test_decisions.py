@@ -10,9 +10,17 @@ import re
 import pytest
 
 from batch.decided import apply, flag_key, open_items, sheet_status
-from batch.ledger import LEDGER_NAME, Ledger, ReviewChange, VersionConflict
+from batch.ledger import (
+    LEDGER_NAME,
+    Ledger,
+    ReviewChange,
+    ScanRecord,
+    SheetRecord,
+    VersionConflict,
+)
 from batch.serial import reading_from_json
 from review.folder import DecisionError, Folder
+from review.providers import default_providers
 from scoring.sheet import CellReading
 from tests.support import SEED_001, running, sheet
 
@@ -252,3 +260,28 @@ def test_a_row_said_to_be_empty_is_a_missing_deal_already_answered(folder_of):
     assert [f["deal"] for f in result["flags"] if f["kind"] == "missing_deal"][0] == 4
     keys = [i.key for i in folder.items(folder.sheet("s1"))]
     assert not [k for k in keys if ":4:" in k or k.endswith(":4")], keys
+
+
+def test_a_sheet_that_could_not_be_read_gets_its_rows_typed_and_back(tmp_path):
+    out = tmp_path / "out"
+    (out / "sheets").mkdir(parents=True)
+    error = "scan.png: no summary score table found (no ruled table of deal rows)"
+    with Ledger(out / LEDGER_NAME) as ledger:
+        ledger.record_scan(ScanRecord(sha256="f" * 64, source="scan.png", status="failed",
+                                      error=error, sheets=[SheetRecord("s1", 0, error=error)]))
+    folder = Folder(out, default_providers())
+    assert [it.kind for it in folder.items(folder.sheet("s1"))] == ["table"]
+    form = {f"d{d}_{c}": str(v) for d, r in enumerate(ROWS, start=1)
+            for c, v in zip(("ns", "ew", "cum_ns", "cum_ew"), r, strict=True)}
+    form.update(names_ns="Frank / Lena", names_ew="Ann / Bob", winners="ew")
+    folder.decide("s1", 0, Folder.rows_decision(form, 30), "alice")
+    typed = folder.sheet("s1")
+    assert typed.status == "ok" and typed.error is None and typed.result["winners"] == "ew"
+    with Ledger(out / LEDGER_NAME) as ledger:
+        assert ledger.counts()["failed"] == 0  # the scan is done now
+        assert ledger.reading("s1")["meta"]["from"] == "rows"  # kept, so `audit` sees it
+    folder.undo("s1", 1, None, "alice")
+    back = folder.sheet("s1")
+    assert (back.status, back.error, back.result) == ("failed", error, None)
+    with Ledger(out / LEDGER_NAME) as ledger:
+        assert ledger.counts()["failed"] == 1 and ledger.reading("s1") is None
