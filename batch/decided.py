@@ -64,7 +64,8 @@ def flag_key(flag: dict) -> str:
 def flag_target(flag: dict) -> str | None:
     """The cell a flag points at ("14:cum_ns", "total:cum_ns", "winners"), or None (a missing
     deal, a flag on a whole row)."""
-    kind, side, column, deal = flag.get("kind"), flag.get("side"), flag.get("column"), flag.get("deal")
+    kind, side = flag.get("kind"), flag.get("side")
+    column, deal = flag.get("column"), flag.get("deal")
     if kind == "total" and side:
         return f"total:cum_{side}"
     if kind == "winner":
@@ -127,7 +128,8 @@ def typed_reading(source: str, typed: dict) -> SheetReading:
     winners = typed.get("winners")
     return SheetReading(source=source, rows=rows,
                         names={"ns": names.get("ns") or None, "ew": names.get("ew") or None},
-                        winners_text=winners, winners_hint=winners if winners in ("ns", "ew") else None,
+                        winners_text=winners,
+                        winners_hint=winners if winners in ("ns", "ew") else None,
                         meta={"from": "rows"})
 
 

@@ -122,7 +122,7 @@ CREATE INDEX IF NOT EXISTS decisions_sheet ON decisions(sheet_id);
 CREATE TABLE IF NOT EXISTS review_sheets (
     sheet_id TEXT PRIMARY KEY,  -- sheets.id (no foreign key, as decisions)
     status TEXT NOT NULL CHECK (status IN ('to check', 'verified', 'disputed')),
-    version INTEGER NOT NULL,  -- bumped by every change: a decision made on an older page is refused
+    version INTEGER NOT NULL,  -- bumped by every change: a decision on an older page is refused
     updated_at TEXT NOT NULL
 );
 """
@@ -702,8 +702,9 @@ class Ledger:
                 decision_id = cur.lastrowid
             if change.undo is not None:
                 cur = self.db.execute(
-                    "UPDATE decisions SET undone_at = ?, undone_by = ? WHERE id = ? AND sheet_id = ?"
-                    " AND undone_at IS NULL", (now, change.who or "", change.undo, sid))
+                    "UPDATE decisions SET undone_at = ?, undone_by = ? WHERE id = ?"
+                    " AND sheet_id = ? AND undone_at IS NULL",
+                    (now, change.who or "", change.undo, sid))
                 if cur.rowcount != 1:
                     raise VersionConflict(f"decision {change.undo} of this sheet is not in force "
                                           "(undone already?): nothing was changed")
@@ -734,7 +735,8 @@ class Ledger:
 
     def _write_sheet_state(self, sid: str, state: SheetState) -> None:
         """A sheet read again from a person's input (corners clicked, rows typed) or put back."""
-        self.db.execute("UPDATE sheets SET status = ?, error = ?, image = ?, layout = ? WHERE id = ?",
+        self.db.execute("UPDATE sheets SET status = ?, error = ?, image = ?, layout = ?"
+                        " WHERE id = ?",
                         ("failed" if state.error else "ok", state.error, state.image,
                          json.dumps(state.layout) if state.layout else None, sid))
         self.db.execute("DELETE FROM readings WHERE sheet_id = ?", (sid,))

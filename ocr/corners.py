@@ -70,7 +70,8 @@ def straight_from_corners(page: Page, corners: Sequence[Sequence[float]],
         x1, y1 = min(x1, page_pts[:, 0].max()), min(y1, page_pts[:, 1].max())
         x0, y0, x1, y1 = min(x0, 0.0), min(y0, 0.0), max(x1, tw), max(y1, th)
     scale = s.work_long / max(x1 - x0, y1 - y0)
-    to_straight = np.array([[scale, 0, -x0 * scale], [0, scale, -y0 * scale], [0, 0, 1.0]]) @ h_table
+    shift = np.array([[scale, 0, -x0 * scale], [0, scale, -y0 * scale], [0, 0, 1.0]])
+    to_straight = shift @ h_table
     size = (max(1, round((x1 - x0) * scale)), max(1, round((y1 - y0) * scale)))
     image = cv2.warpPerspective(img, to_straight, size, flags=cv2.INTER_LINEAR,
                                 borderMode=cv2.BORDER_CONSTANT, borderValue=(255, 255, 255))

@@ -8,8 +8,9 @@
   cannot post here), and an Origin header, when sent, must be this server's.
 - Every answer forbids framing, scripts and styles from elsewhere and sniffing of types, sends
   no referrer to other sites (the policy "same-origin": with "no-referrer" a browser's own
-  form posts would carry "Origin: null"); pages are not cached.  (Text is escaped by the templates; files are served from inside the batch
-  folder only: review/images.py.)
+  form posts would carry "Origin: null"); pages are not cached.
+(Text is escaped by the templates; files are served from inside the batch folder only:
+review/images.py.)
 """
 
 from __future__ import annotations

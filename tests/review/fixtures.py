@@ -54,7 +54,8 @@ def _turn_matrix(w: int, h: int) -> tuple[np.ndarray, int]:
     m = cv2.getRotationMatrix2D((w / 2, h / 2), TURN_DEG, 1.0)
     m[0, 2] += (side - w) / 2
     m[1, 2] += (side - h) / 2
-    return np.diag([TURN_SCALE, TURN_SCALE, 1.0]) @ np.vstack([m, [0, 0, 1]]), round(side * TURN_SCALE)
+    scale = np.diag([TURN_SCALE, TURN_SCALE, 1.0])
+    return scale @ np.vstack([m, [0, 0, 1]]), round(side * TURN_SCALE)
 
 
 def turned(out: Path) -> Path:
