@@ -99,12 +99,12 @@ def create_app(out_dir, guard: Guard, providers=None, who: str | None = None) ->
 
     @app.get("/sheet/<sid>")
     def sheet_page(sid: str):
+        version = folder.ledger().review_state(sid)[1]  # first: what follows is no older
         sheet = folder.sheet(sid)
         if sheet is None:
             return _message(f"No sheet {sid} in this folder.", 404)
         ctx = folder.context()
         items = folder.items(sheet, ctx)
-        version = folder.ledger().review_state(sid)[1]
         if sheet.status != "ok" or not sheet.result:
             return render_template("table.html", sheet=sheet, version=version,
                                    page=folder.pictures.page(sheet),
@@ -187,10 +187,10 @@ def create_app(out_dir, guard: Guard, providers=None, who: str | None = None) ->
 
     @app.route("/sheet/<sid>/rows", methods=["GET", "POST"])
     def rows(sid: str):
+        version = folder.ledger().review_state(sid)[1]
         sheet = folder.sheet(sid)
         if sheet is None:
             return _message(f"No sheet {sid} in this folder.", 404)
-        version = folder.ledger().review_state(sid)[1]
         if request.method == "POST":
             try:
                 decision = Folder.rows_decision(request.form, DEALS)
