@@ -386,7 +386,8 @@ class Ledger:
     def _migrate(self, new: bool) -> None:
         """Create a new ledger, or upgrade an older one in place; each in one transaction."""
         if new:
-            self._script(_SCHEMA + f"INSERT INTO schema_version (version) VALUES ({SCHEMA_VERSION});")
+            self._script(_SCHEMA + _REVIEW_SCHEMA
+                         + f"INSERT INTO schema_version (version) VALUES ({SCHEMA_VERSION});")
             return
         (version,) = self.db.execute("SELECT version FROM schema_version").fetchone()
         if version == 1:  # retry bookkeeping; earlier time-outs and dead workers become retries

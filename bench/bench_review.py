@@ -165,11 +165,11 @@ def bench_browser(address: str, out: Path) -> list[str]:
     """Headless Chromium clears the blotted sheet's items (four: three scribbled cells and one
     overridden reading; the first three are timed) with Enter."""
     from selenium import webdriver
+    from selenium.common.exceptions import WebDriverException
     from selenium.webdriver.chrome.service import Service
     from selenium.webdriver.common.action_chains import ActionChains
     from selenium.webdriver.common.by import By
     from selenium.webdriver.common.keys import Keys
-    from selenium.webdriver.support import expected_conditions as ec
     from selenium.webdriver.support.ui import WebDriverWait
 
     from batch.ledger import Ledger
@@ -191,12 +191,13 @@ def bench_browser(address: str, out: Path) -> list[str]:
         first = time.perf_counter() - t0
         keys = []
         for _ in range(3):
-            old = driver.find_element(By.TAG_NAME, "html")
+            driver.execute_script("window.rubberscanOldPage = true")
             t0 = time.perf_counter()
             ActionChains(driver).send_keys(Keys.ENTER).perform()
-            WebDriverWait(driver, 60).until(ec.staleness_of(old))
-            WebDriverWait(driver, 60).until(lambda d: d.execute_script(
-                "return [...document.images].every(i => i.complete)"))
+            WebDriverWait(driver, 60, ignored_exceptions=(WebDriverException,)).until(
+                lambda d: d.execute_script(
+                    "return window.rubberscanOldPage === undefined && document.readyState === "
+                    "'complete' && [...document.images].every(i => i.complete)"))
             keys.append(time.perf_counter() - t0)
         left = driver.find_element(By.ID, "n-open").text
     finally:

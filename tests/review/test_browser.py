@@ -87,16 +87,19 @@ class Page:
         return self.el(css).text
 
     def key(self, keys: str, navigates: bool = True) -> None:
+        """Press ``keys``; when they post or follow a link, wait for the new page: a mark left in
+        the old page's window is gone in the new one (no element of the old page is held, which
+        Chromium may refuse to look up while it navigates)."""
+        from selenium.common.exceptions import WebDriverException
         from selenium.webdriver.common.action_chains import ActionChains
-        from selenium.webdriver.support import expected_conditions as ec
         from selenium.webdriver.support.ui import WebDriverWait
 
-        old = self.el("html")
+        self.d.execute_script("window.rubberscanOldPage = true")
         ActionChains(self.d).send_keys(keys).perform()
         if navigates:
-            WebDriverWait(self.d, WAIT).until(ec.staleness_of(old))
-            WebDriverWait(self.d, WAIT).until(
-                lambda d: d.execute_script("return document.readyState") == "complete")
+            WebDriverWait(self.d, WAIT, ignored_exceptions=(WebDriverException,)).until(
+                lambda d: d.execute_script("return window.rubberscanOldPage === undefined && "
+                                           "document.readyState === 'complete'"))
 
     def shot(self, name: str) -> None:
         if self.shots is not None:
