@@ -20,11 +20,13 @@ system-deps:
 	  echo "installing tesseract-ocr from the OS packages"; \
 	  $(APT) update -qq && $(APT) install -y -qq tesseract-ocr >/dev/null; }
 
-# Headless Chromium (OS packages) for the report's browser test; test-only.
+# Headless Chromium and its driver (OS packages) for the report's and the review app's browser
+# tests (Selenium drives /usr/bin/chromedriver; nothing is downloaded at test time); test-only.
 browser:
-	@command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1 || { \
-	  echo "installing chromium from the OS packages (report tests)"; \
-	  $(APT) update -qq && $(APT) install -y -qq chromium >/dev/null; }
+	@{ command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1; } && \
+	  command -v chromedriver >/dev/null 2>&1 || { \
+	  echo "installing chromium and chromium-driver from the OS packages (browser tests)"; \
+	  $(APT) update -qq && $(APT) install -y -qq chromium chromium-driver >/dev/null; }
 
 # Dovecot's IMAP server (OS packages) for the mailbox tests (tests/batch/mail/), which start
 # instances of their own; the system service the package sets up is disabled, and stopped

@@ -6,8 +6,10 @@
     rubberscan form   [OUT.pdf]                              the blank summary sheet to print
     rubberscan batch  INPUT... --out DIR                     the organiser's batch run
     rubberscan audit  DIR                                    re-reconcile a batch's stored readings
-    rubberscan export DIR --format csv                       one row per match
     rubberscan replies DIR --out OUTBOX                      e-mails asking for new scans
+    rubberscan export DIR --format csv|json                  every match, as verified
+    rubberscan review DIR [--port N] [--host H]              check and correct in the browser
+    rubberscan labels DIR --out FILE.npz                     the cells people decided, to train on
     rubberscan demo                                          what `make demo` runs
 """
 
@@ -320,9 +322,11 @@ def add_batch_parsers(sub) -> None:
     _add_rules_options(p)
     p.set_defaults(func=cmd_audit)
 
-    p = sub.add_parser("export", help="one row per match from a batch's ledger")
+    p = sub.add_parser("export", help="every match of a batch's ledger, with the values people "
+                       "verified and each sheet's review status")
     p.add_argument("dir", metavar="DIR")
-    p.add_argument("--format", choices=("csv",), default="csv")
+    p.add_argument("--format", choices=("csv", "json"), default="csv",
+                   help="csv: a row per sheet; json: an array of an object per sheet")
     p.add_argument("--output", metavar="FILE", help="write here instead of standard output")
     p.set_defaults(func=cmd_export)
 
@@ -460,7 +464,7 @@ def cmd_export(args) -> int:
     from pathlib import Path
 
     from batch.atomic import atomic_write_text
-    from batch.export import write_csv
+    from batch.export import write_csv, write_json
     from batch.ledger import LEDGER_NAME, Ledger, LedgerError
 
     path = Path(args.dir) / LEDGER_NAME
@@ -470,7 +474,7 @@ def cmd_export(args) -> int:
     try:
         with Ledger(path, readonly=True) as ledger:
             buf = io.StringIO()
-            n = write_csv(ledger, buf)
+            n = (write_json if args.format == "json" else write_csv)(ledger, buf)
     except LedgerError as exc:
         print(f"rubberscan export: {exc}", file=sys.stderr)
         return ExitCode.USAGE
@@ -481,7 +485,8 @@ def cmd_export(args) -> int:
             print(f"rubberscan export: cannot write {args.output}: {exc.strerror or exc}",
                   file=sys.stderr)
             return ExitCode.WRITE_FAILED
-        print(f"rubberscan export: {n} rows written to {args.output}", file=sys.stderr)
+        what = "sheets" if args.format == "json" else "rows"
+        print(f"rubberscan export: {n} {what} written to {args.output}", file=sys.stderr)
     else:
         sys.stdout.write(buf.getvalue())
     return ExitCode.OK
@@ -593,6 +598,72 @@ def cmd_demo(args) -> int:
     return ExitCode.OK if status == ExitCode.SOME_FAILED else status
 
 
+# --------------------------------------------------------------------------- review, labels
+def add_review_parsers(sub) -> None:
+    p = sub.add_parser("review", help="check and correct a batch's sheets in the browser "
+                       "(a local web app)")
+    p.add_argument("dir", metavar="DIR", help="a batch output folder")
+    p.add_argument("--port", type=int, default=8765, help="port to listen on (default 8765)")
+    p.add_argument("--host", default="127.0.0.1",
+                   help="address to listen on (default 127.0.0.1, this machine only; any other "
+                   "needs the token printed in the address)")
+    p.add_argument("--user", default=None, metavar="NAME",
+                   help="who decides, as recorded in the ledger (default: the OS user; a name "
+                   "given in the page's header wins)")
+    p.set_defaults(func=cmd_review)
+
+    p = sub.add_parser("labels", help="write the cells people confirmed or corrected in the "
+                       "review app as training data (make model LABELS=FILE.npz)")
+    p.add_argument("dir", metavar="DIR", help="a batch output folder")
+    p.add_argument("--out", required=True, metavar="FILE.npz")
+    p.set_defaults(func=cmd_labels)
+
+
+def cmd_review(args) -> int:
+    from batch.ledger import LedgerError, LedgerWriteError
+    from review.server import serve
+
+    if not 0 <= args.port <= 65535:
+        print(f"rubberscan review: --port {args.port} out of range 0..65535", file=sys.stderr)
+        return ExitCode.USAGE
+    try:
+        serve(args.dir, host=args.host, port=args.port, who=args.user)
+    except LedgerError as exc:
+        print(f"rubberscan review: {exc}", file=sys.stderr)
+        return ExitCode.USAGE
+    except LedgerWriteError as exc:  # decisions are kept in the ledger: it must be writable
+        print(f"rubberscan review: {exc} (decisions are kept there: run it on a folder you may "
+              "write)", file=sys.stderr)
+        return ExitCode.WRITE_FAILED
+    except OSError as exc:  # the port is taken, the address is not this machine's
+        print(f"rubberscan review: cannot listen on {args.host}:{args.port}: "
+              f"{exc.strerror or exc}", file=sys.stderr)
+        return ExitCode.FAILED
+    return ExitCode.OK
+
+
+def cmd_labels(args) -> int:
+    from batch.ledger import LedgerError
+    from review.labels import write_labels
+
+    try:
+        labels = write_labels(args.dir, args.out)
+    except LedgerError as exc:
+        print(f"rubberscan labels: {exc}", file=sys.stderr)
+        return ExitCode.USAGE
+    except ValueError as exc:
+        print(f"rubberscan labels: {exc}", file=sys.stderr)
+        return ExitCode.FAILED
+    except OSError as exc:
+        print(f"rubberscan labels: cannot write {args.out}: {exc.strerror or exc}",
+              file=sys.stderr)
+        return ExitCode.WRITE_FAILED
+    print(f"rubberscan labels: {len(labels.images)} cells written to {args.out}"
+          + (f" ({labels.missing} decided cells without a kept picture left out)"
+             if labels.missing else ""), file=sys.stderr)
+    return ExitCode.OK
+
+
 # --------------------------------------------------------------------------- main
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="rubberscan", description=__doc__.splitlines()[0])
@@ -603,6 +674,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_form_parser(sub)
     add_batch_parsers(sub)
     add_replies_parser(sub)
+    add_review_parsers(sub)
     return parser
 
 

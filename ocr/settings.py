@@ -92,6 +92,23 @@ class LoadSettings:
 
 
 @dataclass(frozen=True)
+class CornersSettings:
+    """A straight sheet from the deal table's four corners clicked by a person (ocr/corners.py)."""
+
+    work_long: int = 2000  # long side of the straightened image: the geometry stage's own size
+    # paper kept around the table, as shares of its width (left, right) and height (top, bottom):
+    # the names and winners lines above it, the classic layout's scoring table to its right
+    margin_left: float = 0.25
+    margin_right: float = 0.9
+    margin_top: float = 0.35
+    margin_bottom: float = 0.1
+    min_side: float = 40.0  # px on the page: corners closer than this enclose no table
+
+
+# ---------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
 class Settings:
     """The one settings object handed down the pipeline."""
 
@@ -99,3 +116,4 @@ class Settings:
     reader: ReaderSettings = field(default_factory=ReaderSettings)
     reconcile: ReconcileSettings = field(default_factory=ReconcileSettings)
     load: LoadSettings = field(default_factory=LoadSettings)
+    corners: CornersSettings = field(default_factory=CornersSettings)

@@ -28,6 +28,8 @@ class CellReading:
     # one-digit variants of the best number -> log10 of how much less likely the reader finds them
     # (those it finds at least 1e-8 as likely; ocr/cellnet.variant_odds); None: not measured
     near: dict[int, float] | None = None
+    # a person's reading (the review app): certain, so reconciliation never widens it
+    person: bool = False
 
     @property
     def best(self) -> object:
