@@ -18,6 +18,7 @@ import numpy as np
 
 from ocr.cellnet import HEIGHT, WIDTH, CellReader, default_net, prepare_cut, variant_odds
 from ocr.data import DEAL_COLUMNS, Table
+from ocr.partial import add_missing, missing_meta
 from ocr.printed import read_fields
 from scoring.sheet import Candidate, CellReading, RowReading, SheetReading
 
@@ -113,6 +114,7 @@ def read_table(table: Table, net: CellReader | None = None) -> SheetReading:
         by_row.setdefault(cell.row, {})[cell.key] = r
     for row in table.deal_rows:
         rows.append(RowReading(deal=int(row), cells=by_row.get(row, {})))
+    rows = add_missing(rows, table.missing)  # what the picture does not show readably: "cannot read"
     if "total" in by_row:
         total = RowReading(deal=0, cells=by_row["total"])
 
@@ -132,7 +134,7 @@ def read_table(table: Table, net: CellReader | None = None) -> SheetReading:
         winners_hint=winners_hint(winners_text, names),
         # doubt: how hard this sheet's numbers were to read (reconciliation widens "none of these" by it)
         meta={"layout": table.layout, "reader": net.version, "cells_read": len(inked), "doubt": doubt,
-              "read_cells_s": t1 - t0, "read_text_s": t2 - t1},
+              "read_cells_s": t1 - t0, "read_text_s": t2 - t1, "missing": missing_meta(table.missing)},
     )
 
 

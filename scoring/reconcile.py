@@ -14,6 +14,7 @@ from collections import defaultdict
 from functools import lru_cache
 
 from scoring.legibility import rescan_advice
+from scoring.partial import apply_missing
 from scoring.recon_check import CachedChecker, DealChecker, default_checker
 from scoring.recon_dealer import COST_DEALER, DealerCell, decode_dealers
 from scoring.recon_decode import (
@@ -177,7 +178,7 @@ def reconcile(reading: SheetReading, rules=None, checker: DealChecker | None = N
     )
     if explain:
         _add_explanations(sheet, shown, rules)
-    return sheet
+    return apply_missing(reading, sheet)  # a picture that does not show all of the sheet (issue 30)
 
 
 # ----------------------------------------------------------------------------- input
