@@ -210,13 +210,14 @@ def rulings_only(ink: np.ndarray, per: float, settings: GeometrySettings) -> np.
     rulings run along rows and columns further than any handwriting does."""
     rect = cv2.getStructuringElement
     tilt = settings.dewarp_tilt_px
-    hk = max(5, round(settings.dewarp_ruling_rows * per))
+    hk = max(5, round(settings.dewarp_ruling_rows[0] * per))
+    vk = max(5, round(settings.dewarp_ruling_rows[1] * per))
     hz = cv2.dilate(ink, rect(cv2.MORPH_RECT, (1, tilt)))
     hz = cv2.morphologyEx(hz, cv2.MORPH_CLOSE, rect(cv2.MORPH_RECT, (max(3, round(0.15 * per)), 1)))
     hz = cv2.morphologyEx(hz, cv2.MORPH_OPEN, rect(cv2.MORPH_RECT, (hk, 1)))
     vt = cv2.dilate(ink, rect(cv2.MORPH_RECT, (tilt, 1)))
     vt = cv2.morphologyEx(vt, cv2.MORPH_CLOSE, rect(cv2.MORPH_RECT, (1, max(3, round(0.15 * per)))))
-    vt = cv2.morphologyEx(vt, cv2.MORPH_OPEN, rect(cv2.MORPH_RECT, (1, hk)))
+    vt = cv2.morphologyEx(vt, cv2.MORPH_OPEN, rect(cv2.MORPH_RECT, (1, vk)))
     return cv2.bitwise_and(cv2.bitwise_or(hz, vt), cv2.dilate(ink, rect(cv2.MORPH_RECT, (3, 3))))
 
 
@@ -242,6 +243,12 @@ def second_grid(grey: np.ndarray, level: int, model: TableModel, grid: TableGrid
     found = find_grid(rulings_only(ink, per, settings), settings, down=np.array([0.0, 1.0]))
     if found is None or found.cells < grid.cells:
         return None
+    w = found.widths
+    if len(w) >= 4 and w[0] + w[1] > w[-1] + w[-2]:
+        # pass one saw too few columns to tell the table's left from its right: this lattice sees
+        # the narrow deal-number and dealer columns on the right, so the table is upside down
+        found = TableGrid(found.nodes[::-1, ::-1].copy(), found.count[::-1, ::-1].copy(), w[::-1].copy(),
+                          found.cells, found.found[::-1, ::-1].copy())
     ok = np.isfinite(found.nodes[..., 0])
     table = found.nodes[ok] / per + (x0, y0)
     back = np.full(found.nodes.shape, np.nan)
@@ -298,14 +305,18 @@ def straighten_photo(page: Page, settings: GeometrySettings | None = None) -> St
 
 
 def stretch_ink(image: np.ndarray, settings: GeometrySettings) -> np.ndarray:
-    """``image`` (paper at 255) with its ink darkened to a scan's: a blurred, shrunk photo leaves the
-    printed text grey, too faint for the printed-number reading and the cell reader.  The darkest
-    GeometrySettings.ink_percentile of the darkest channel is taken as the ink's level and moved to
-    ``ink_level``, paper staying at 255 (a gain on the distance from white, at most ``ink_gain``)."""
+    """``image`` (paper at about 255) with its levels set as a scan's: the paper's noise white and the
+    ink dark.  A photo's paper comes out of the light's division mottled where the light was dim
+    (the sensor's noise and the JPEG's blocks, divided by a small level), and a blurred, shrunk
+    photo leaves the print grey.  Levels: white from the paper's median less
+    GeometrySettings.paper_noise times its spread (median absolute deviation), the darkest
+    ``ink_percentile`` of the darkest channel taken to ``ink_level`` (a gain of at most ``ink_gain``)."""
     sample = image[::4, ::4]
     grey = sample.min(axis=2) if sample.ndim == 3 else sample
-    dark = float(np.percentile(grey, settings.ink_percentile))
-    gain = min(settings.ink_gain, (255.0 - settings.ink_level) / max(1.0, 255.0 - dark))
-    if gain <= 1.02:
+    dark, mid = (float(v) for v in np.percentile(grey, (settings.ink_percentile, 50)))
+    spread = float(np.median(np.abs(grey.astype(np.float32) - mid)))
+    white = min(254.0, mid - settings.paper_noise * spread)
+    gain = min(settings.ink_gain, (255.0 - settings.ink_level) / max(1.0, white - dark))
+    if gain <= 1.02 and white >= 250:
         return image
-    return cv2.convertScaleAbs(image, alpha=gain, beta=255.0 * (1 - gain))
+    return cv2.convertScaleAbs(image, alpha=gain, beta=255.0 - gain * white)

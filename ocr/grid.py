@@ -417,23 +417,41 @@ def table_grid(lat: Lattice) -> TableGrid:
 
 
 def find_grid(ink: np.ndarray, settings: GeometrySettings, down: np.ndarray | None = None) -> TableGrid | None:
-    """The largest lattice of cells in ``ink`` (255 = ink), oriented (see :func:`orient`), or None
-    when none has GeometrySettings.grid_min_cells."""
+    """The lattice of cells in ``ink`` (255 = ink) most like the deal table, oriented (see
+    :func:`orient`), or None when none has GeometrySettings.grid_min_cells.  Most like the table:
+    the most cells, where a lattice not six columns wide counts GeometrySettings.grid_other_weight
+    of its cells (the scoring table beside the deal table can hold more cells than a deal table
+    whose handwriting merged many of its own)."""
     cells = find_cells(ink, settings)
     links = link_cells(cells, settings)
-    lat = None
-    for _ in range(3):
-        lats = build_lattices(cells, links)
-        if not lats:
-            return None
-        lat = max(lats, key=lambda la: len(la.place))
-        odd = misfits(lat, settings)
-        if not odd:
-            break
-        # a patch two cells wide (a ruling lost) or a piece of one (split by a stroke) shifts every
-        # cell placed through it: drop it and place them again through their other neighbours
-        links = {k: v for k, v in links.items() if k[0] not in odd and v[0] not in odd}
-    lat = prune(lat, settings)
-    if len(lat.place) < settings.grid_min_cells:
-        return None
-    return table_grid(orient(lat, down))
+    best, best_score = None, 0.0
+    for lat in _largest(cells, links, settings):
+        lat = prune(lat, settings)
+        if len(lat.place) < settings.grid_min_cells:
+            continue
+        score = len(lat.place) * (1.0 if len(lat.cols) == 6 else settings.grid_other_weight)
+        if score > best_score:
+            best, best_score = lat, score
+    return table_grid(orient(best, down)) if best is not None else None
+
+
+def _largest(cells: list[Cell], links: dict, settings: GeometrySettings, count: int = 3) -> list[Lattice]:
+    """The ``count`` largest lattices of ``cells``, each placed again without its misfits."""
+    out = []
+    lats = sorted(build_lattices(cells, links), key=lambda la: -len(la.place))[:count]
+    for lat in lats:
+        group = set(lat.place.values())
+        own = {k: v for k, v in links.items() if k[0] in group}
+        for _ in range(3):
+            odd = misfits(lat, settings)
+            if not odd:
+                break
+            # a patch two cells wide (a ruling lost) or a piece of one (split by a stroke) shifts
+            # every cell placed through it: drop it and place them again through their other neighbours
+            own = {k: v for k, v in own.items() if k[0] not in odd and v[0] not in odd}
+            again = build_lattices(cells, own)
+            if not again:
+                break
+            lat = max(again, key=lambda la: len(la.place))
+        out.append(lat)
+    return out

@@ -30,6 +30,8 @@ class GeometrySettings:
     ns_gap_mm: float = 25.0  # the N/S underline ends at most this far left of the E/W one
     bend_max: float = 0.25  # rows whose cells' edges step by more than this share of a row are curved
     partial_min_rows: int = 5  # a photo's lattice with this many rows is a table, the rest outside
+    lattice_vote_share: float = 0.12  # rows named by this share of agreeing deal numbers, when the
+    #   table's shape is the form's (a blurred photo's print reads poorly; 1/3 otherwise)
     lattice_inset: float = 0.05  # a lattice row's cells stop this share of a row height short of its rulings
     outside_margin_px: float = 2.0  # a row this far over the picture's edge is still in it
 
@@ -42,6 +44,8 @@ class GeometrySettings:
     # --- printed text and the names/winners fields, read by Tesseract (ocr/printed.py) ---
     printed_per_line: int = 1  # deal-number crops per composite line (one: Tesseract cannot merge them)
     printed_target_h: int = 22  # printed digit height (px) Tesseract reads best at, roughly
+    label_inset: float = 0.1  # a photo's printed deal numbers are read this share of a row inside their cells
+    printed_sharpen: tuple[float, float] = (2.0, 1.5)  # unsharp mask (sigma px, amount) on a photo's print
     printed_ink_below: int = 140  # a pixel darker than this is ink, when a crop is trimmed to its writing
     header_sure_conf: float = 70.0  # a header word read this sure is a word, not a blur's guess
     field_h: int = 36  # names/winners crops are scaled to this height (px)
@@ -62,6 +66,7 @@ class GeometrySettings:
     #   cells is a stray patch at the table's rim, not part of it
     grid_misfit: tuple[float, float] = (0.7, 1.35)  # a cell's width (height) over its column's (row's)
     #   median: outside, it is two cells merged or a piece of one, and is dropped
+    grid_other_weight: float = 0.35  # a lattice not six columns wide weighs this share of its cells
     grid_min_cells: int = 12  # fewer linked cells than this are no table
     grid_thresholds: tuple[int, ...] = (230, 215, 200, 240)  # ink levels tried for the paper patches
     #   (thin rulings blurred by a phone reach ~215-225; dim, noisy photos need the darker levels)
@@ -81,7 +86,8 @@ class GeometrySettings:
     dewarp_mesh_max: float = 0.2  # a crossing's residual beyond this share of a row height is not trusted
     dewarp_rough_px: tuple[float, float] = (14.0, 30.0)  # pass two's rough image: pixels a row height
     dewarp_tilt_px: int = 3  # rulings on the rough image may tilt this many pixels over an opening
-    dewarp_ruling_rows: float = 2.5  # a ruling runs at least this many row heights (writing does not)
+    dewarp_ruling_rows: tuple[float, float] = (2.5, 5.0)  # a horizontal (vertical) ruling runs at least
+    #   this many row heights; writing does not (digits stacked down a column touch across ~3 rows)
     photo_table_rows: int = 32  # rows of a whole deal table's lattice (N/S-E/W header row, 30 deals, Total)
     photo_rows_above: float = 9.0  # the title, names and winners lines sit within this many rows above
     photo_page_rows: tuple[float, float] = (36.0, 44.0)  # an A4 page is 28-35 x 40-50 row heights (6-7.4 mm)
@@ -89,6 +95,7 @@ class GeometrySettings:
     ink_percentile: float = 0.5  # the darkest this share (%) of a straightened photo is its ink ...
     ink_level: float = 40.0  # ... which is darkened to this grey level, as a scan's ink ...
     ink_gain: float = 3.0  # ... by at most this gain on the distance from white
+    paper_noise: float = 2.0  # a straightened photo's paper is white from its median less this many spreads
     photo_grid_step: int = 8  # canvas pixels between the samples of the straightening map
 
 

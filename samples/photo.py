@@ -27,9 +27,9 @@ k and k + 1 (between k - 1 and k for the top), so part of the table lies outside
 
 The truth is :mod:`samples.generate`'s, with every quad mapped through the curled map, plus
 ``photo`` (the conditions and drawn parameters), ``visible_deals`` (every cell of the row, its
-printed number included, inside the frame), ``outside_deals`` and ``glare_deals`` (rows whose
-cells the glare washes out: more than GLARE_COVER of a cell where ink and paper come out within
-GLARE_CONTRAST grey levels of each other).  ``page_to_image`` is None: the map is not a homography.
+printed number included, inside the frame), ``outside_deals``, ``glare_deals`` (rows with a
+cell the glare washes out: more than GLARE_COVER of it where dark ink and paper come out within
+GLARE_CONTRAST grey levels of each other) and ``glare_touched_deals`` (GLARE_TOUCH of a cell).  ``page_to_image`` is None: the map is not a homography.
 """
 
 from __future__ import annotations
@@ -53,7 +53,9 @@ from samples.scan import apply_h
 CONDITIONS = ("clutter", "perspective", "rotation", "edge_out", "curl", "shadow", "glare", "dim",
               "camera")
 GLARE_COVER = 0.3  # a cell is washed out when this share of it ...
-GLARE_CONTRAST = 30  # ... keeps less than this many grey levels between ink and paper
+GLARE_CONTRAST = 30  # ... keeps less than this many grey levels between ink and paper ...
+PAPER_LEVEL, INK_LEVEL = 235.0, 60.0  # ... (paper and dark ink, before the light and the glare)
+GLARE_TOUCH = 0.05  # a cell this much washed out may be read or named missing alike
 FIELD_STEP = 8  # page pixels between the samples of the displacement field
 MIN_PX_MM = 3.0  # the page is photographed at no less than this many pixels per millimetre
 
@@ -252,6 +254,7 @@ class Photo:
     glare: np.ndarray | None  # grey levels the glare added, per photo pixel (None: no glare)
     rotation: int
     skew_deg: float
+    light: np.ndarray | None = None  # the light's gain (mean over channels), per photo pixel
 
 
 def _displacement(rng: random.Random, np_rng: np.random.Generator, wp: int, hp: int,
@@ -416,8 +419,8 @@ def photograph(page: np.ndarray, page_dpi: float, table_box, row_bounds: dict[in
     img = np.clip(img + noise, 0, 255).astype(np.uint8)
     quality = rng.randint(span.jpeg[0], span.jpeg[0] + 20) if full["camera"] else rng.randint(*BASE.jpeg)
     params.update(blur_px=round(length, 2), noise=round(sigma, 2), jpeg=quality)
-    del light
-    return Photo(img, geom, quality, params, glare, turn, skew)
+    return Photo(img, geom, quality, params, glare, turn, skew,
+                 light.mean(axis=2).astype(np.float32) if glare is not None else None)
 
 
 def _outline(w: float, h: float, n: int = 24) -> np.ndarray:
@@ -601,14 +604,18 @@ def render_photo(seed: int, *, conditions: tuple[str, ...] | str = "combined", s
     cells = [{"row": c["row"], "key": c["key"], "quad": _rounded(quad(c["box"])), "text": c["text"],
               "hand": c["hand"]} for c in filled.cells]
     W, H = geom.size
-    visible, outside, glared = [], [], []
+    visible, outside, glared, touched = [], [], [], []
     for deal in range(1, 31):
         boxes = [c["box"] for c in filled.cells if c["row"] == str(deal)] + [geom.row_labels[str(deal)]]
         inside = all(_inside(ph.geometry.forward(_outline(b[2] - b[0], b[3] - b[1], 4) + [b[0], b[1]]), fw, fh)
                      for b in boxes)
         (visible if inside else outside).append(deal)
-        if ph.glare is not None and inside and _washed_out(ph, [quad(b) for b in boxes[:-1]]):
-            glared.append(deal)
+        if ph.glare is not None and inside:
+            share = _washed_out(ph, [quad(b) for b in boxes[:-1]])
+            if share >= GLARE_COVER:
+                glared.append(deal)
+            if share >= GLARE_TOUCH:
+                touched.append(deal)
     truth.update({
         "cells": cells,
         "page_quad": _rounded(quad((0, 0, W, H))),
@@ -623,19 +630,25 @@ def render_photo(seed: int, *, conditions: tuple[str, ...] | str = "combined", s
         "visible_deals": visible,
         "outside_deals": outside,
         "glare_deals": glared,
+        "glare_touched_deals": touched,
     })
     return ph.image, truth
 
 
-def _washed_out(ph: Photo, quads: list[np.ndarray]) -> bool:
-    """Whether the glare washes out any of these cells (GLARE_COVER of it within GLARE_CONTRAST)."""
+def _washed_out(ph: Photo, quads: list[np.ndarray]) -> float:
+    """The largest share of any of these cells where the glare leaves dark ink (INK_LEVEL grey before
+    the light) within GLARE_CONTRAST grey levels of the paper (PAPER_LEVEL): the writing gone."""
+    worst = 0.0
     for q in quads:
         x0, y0 = np.floor(q.min(axis=0)).astype(int)
         x1, y1 = np.ceil(q.max(axis=0)).astype(int)
         g = ph.glare[max(0, y0):y1, max(0, x0):x1]
-        if g.size and (g >= 255 - 60 - GLARE_CONTRAST).mean() >= GLARE_COVER:  # ink ~60 after light
-            return True
-    return False
+        light = ph.light[max(0, y0):y1, max(0, x0):x1]
+        if g.size:
+            paper = np.minimum(255, PAPER_LEVEL * light + g)
+            ink = np.minimum(255, INK_LEVEL * light + g)
+            worst = max(worst, float((paper - ink < GLARE_CONTRAST).mean()))
+    return worst
 
 
 def _inside(pts: np.ndarray, w: int, h: int) -> bool:

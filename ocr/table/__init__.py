@@ -142,13 +142,20 @@ def _find_table(straight: StraightPage, src: str, settings: GeometrySettings) ->
     guess = (text_fields(grey, zone, rulings, half, rows, min(y0, frame_span(rulings, rows, k)[0]),
                          straight, settings) if tess.backend() != "tesserocr" else [])
     header_img = crop(header) if header is not None else None
-    printed = read_printed(header_img, [crop(inner(r[0])) for r in rows],
-                           {c.key: c.image for c in guess}, settings=settings,
-                           binarize=straight.grid is not None)
-    labels = name_rows(printed.labels)
+    soft = straight.grid is not None  # a photo's print: grey and blurred
+    # (there, the printed numbers are cut a little inside their cells: a ruling's remnant along a
+    # crop's edge, stretched with the faint print, reads as a letter)
+    shrink = round(settings.label_inset * pitch) if soft else 0
+    printed = read_printed(header_img, [crop(_shrunk(inner(r[0]), shrink)) for r in rows],
+                           {c.key: c.image for c in guess}, settings=settings, soft=soft)
     shaped = lattice is not None and columns_look_like_the_form(lattice)
+    labels = name_rows(printed.labels)
+    # a blurred photo's print reads poorly: on a table shaped like the form (a photo's lattice)
+    # fewer agreeing numbers name the rows, or the table's shape does (its header row, its Total)
+    structural = structural_labels(lattice) if shaped else None
+    evidence = labels is not None or structural is not None  # for the headers, below
     if labels is None and shaped:
-        labels = structural_labels(lattice)  # a blurred photo: the table's shape names the rows
+        labels = name_rows(printed.labels, settings.lattice_vote_share) or structural
     if labels is None or all(lab is None for lab in labels):
         raise _Unread(f"{src}: {NOT_FOUND} (the printed deal numbers 1-{DEALS} were not read)")
     header_words = printed.header_words
@@ -162,7 +169,7 @@ def _find_table(straight: StraightPage, src: str, settings: GeometrySettings) ->
             header, header_words = again, read_header(crop(again), printed.scale)
     # a photo too blurred for its headers to be read passes on the table's shape alone, not one
     # whose header band holds other words (another form ruled alike)
-    illegible = shaped and structural_labels(lattice) is not None and not other_headers(printed.header_sure)
+    illegible = shaped and evidence and not other_headers(printed.header_sure)
     if not headers_read(header_words) and not illegible:
         raise _Unread(f"{src}: {NOT_FOUND} (no Dealer / Score / Cumulative headers above "
                       "the numbered rows)")
@@ -209,3 +216,10 @@ def _cell(crop, blob: Blob, key: str, row: str, margin: tuple[int, int],
     x1, y1 = min(rx + rw, blob.x1 + mx), min(ry + rh, blob.y1 + my)
     box = (x0, y0, x1 - x0, y1 - y0)
     return CellImage(key=key, row=row, image=crop(box).copy(), quad=box_quad(box, straight), box=box)
+
+
+def _shrunk(box: tuple[int, int, int, int], by: int) -> tuple[int, int, int, int]:
+    """``box`` (x, y, w, h) less ``by`` pixels on every side (never below 4 pixels across)."""
+    x, y, w, h = box
+    by = max(0, min(by, (w - 4) // 2, (h - 4) // 2))
+    return (x + by, y + by, w - 2 * by, h - 2 * by)

@@ -7,10 +7,11 @@ from ocr.data import DEAL_COLUMNS
 from ocr.table.common import DEALS
 
 
-def name_rows(read: list[str | None]) -> list[str | None] | None:
+def name_rows(read: list[str | None], share: float = 1 / 3) -> list[str | None] | None:
     """Row labels ("1".."30") from the printed deal numbers as read, or None when they do
     not show a deal table.  The found rows are consecutive, so one offset (the number of
-    the first row) is chosen by vote; stray misreadings are outvoted.  Rows the offset
+    the first row) is chosen by vote; stray misreadings are outvoted.  The winning offset needs
+    ``share`` of the rows' votes (at least 3) and twice the runner-up's.  Rows the offset
     puts outside 1..30 (ruled rows that are not deals) get None."""
     votes: dict[int, int] = {}
     for i, text in enumerate(read):
@@ -19,8 +20,9 @@ def name_rows(read: list[str | None]) -> list[str | None] | None:
             votes[off] = votes.get(off, 0) + 1
     if not votes:
         return None
-    off, n = max(votes.items(), key=lambda kv: kv[1])
-    if n < max(3, len(read) // 3):
+    ranked = sorted(votes.items(), key=lambda kv: -kv[1])
+    off, n = ranked[0]
+    if n < max(3, int(len(read) * share)) or (len(ranked) > 1 and ranked[1][1] * 2 > n):
         return None
     return [str(i + off) if 1 <= i + off <= DEALS else None for i in range(len(read))]
 

@@ -33,11 +33,11 @@ def structural_labels(rulings: TableRulings) -> list[str | None] | None:
     if found.shape[1] != N_COLS or n < 3:
         return None
 
-    def split(i: int) -> bool:  # four score cells without the two label cells
-        return not found[i, 0] and not found[i, 1] and found[i, 2:].sum() >= 3
+    def split(i: int) -> bool:  # score cells (most of them) without the two label cells
+        return not found[i, 0] and not found[i, 1] and found[i, 2:].sum() >= 2
 
-    def full(i: int) -> bool:
-        return found[i, 0] and found[i].sum() >= 4
+    def full(i: int) -> bool:  # a deal row: its number's or its dealer's cell, and more
+        return (found[i, 0] or found[i, 1]) and found[i].sum() >= 4
 
     first = next((i for i in range(min(3, n - 1)) if split(i) and full(i + 1)), None)
     if first is not None:
