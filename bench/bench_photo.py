@@ -102,6 +102,8 @@ def evaluate(path: Path, truth: dict, read: bool, settings: GeometrySettings) ->
 
 
 def _set_of(truth: dict) -> str:
+    if "photo" not in truth:  # samples/photo3d.py's
+        return "3-D scenes"
     conds = truth["photo"]["conditions"]
     return conds[0] if len(conds) == 1 else "combined"
 
@@ -163,7 +165,7 @@ def report(results: list[dict], read: bool) -> str:
     head = "| condition | photos | table found | every row and column right | numbers right after reconciliation " \
            "| CPU s/photo median: geometry (whole read) |"
     lines = [head, "|---|---|---|---|---|---|"]
-    for name in list(SETS) + ["**all**"]:
+    for name in list(SETS) + ["3-D scenes", "**all**"]:
         rs = by.get(name, [])
         if not rs:
             continue

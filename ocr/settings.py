@@ -33,7 +33,7 @@ class GeometrySettings:
     lattice_vote_share: float = 0.12  # rows named by this share of agreeing deal numbers, when the
     #   table's shape is the form's (a blurred photo's print reads poorly; 1/3 otherwise)
     lattice_inset: float = 0.05  # a lattice row's cells stop this share of a row height short of its rulings
-    outside_margin_px: float = 2.0  # a row this far over the picture's edge is still in it
+    outside_margin_px: float = 1.0  # a cell this far over the picture's edge is still in it
 
     # --- cells the light washed out (ocr/table/missing.py) ---
     faded_share: float = 0.35  # a cell whose rulings keep less than this share of the table's contrast ...

@@ -20,7 +20,7 @@ import numpy as np
 
 from ocr import tess
 from ocr.cells import box_quad, clean_region, paper_grey
-from ocr.data import CellImage, InputError, StraightPage, Table
+from ocr.data import CellImage, InputError, Missing, StraightPage, Table
 from ocr.printed import read_header, read_printed
 from ocr.settings import GeometrySettings
 from ocr.table.common import DEALS, NOT_FOUND, Blob, inner
@@ -187,7 +187,9 @@ def _find_table(straight: StraightPage, src: str, settings: GeometrySettings) ->
     # what this picture does not show readably: rows outside it, cells the light washed out
     deals_out, deals_lost = outside_rows(straight, rows, labels, pitch, settings)
     faded = faded_cells(straight, grey, rows, labels, order, settings) if straight.grid is not None else {}
-    missing = group(faded, deals_out, deals_lost if lattice is not None else [])
+    faded.update({(str(d), key): Missing.OUTSIDE for d in deals_out for key in order})
+    missing = group({k: v for k, v in faded.items() if v != Missing.OUTSIDE}, deals_out,
+                    deals_lost if lattice is not None else [])
 
     cells: list[CellImage] = []
     for row, label in zip(rows, labels, strict=True):

@@ -14,17 +14,26 @@ from ocr.table.common import DEALS, Blob, Row
 
 def outside_rows(straight: StraightPage, rows: list[Row], labels: list[str], pitch: float,
                  settings: GeometrySettings) -> tuple[list[int], list[int]]:
-    """The deals 1-30 missing from ``labels``: those whose row, one ``pitch`` a deal from the
-    named ones, would lie (even in part) outside the picture, and the others (found nowhere)."""
+    """The deals 1-30 not shown whole: a named row with a cell over the picture's edge, and the
+    deals missing from ``labels`` whose row, a row's step (the named rows' spacing, else ``pitch``)
+    a deal from the named ones, would lie (even in part) outside the picture; and the missing
+    deals whose row lies inside it (found nowhere)."""
     named = {int(lab): r for r, lab in zip(rows, labels, strict=True) if lab.isdigit()}
     if not named:
         return [], []
     first = min(named)
     ref = named[first]
+    if len(named) > 1:
+        last = max(named)
+        pitch = (named[last][0].y0 - ref[0].y0) / (last - first)
     h, w = straight.page.image.shape[:2]
     out, lost = [], []
     for deal in range(1, DEALS + 1):
         if deal in named:
+            r = named[deal]
+            corners = straight.to_page([[b.x0, b.y0] for b in r] + [[b.x1, b.y1] for b in r])
+            if not straight_inside(straight, corners, w, h, settings):
+                out.append(deal)  # cut by the picture's edge: what shows of it is not all of it
             continue
         dy = (deal - first) * pitch
         x0, x1 = ref[0].x0, ref[-1].x1

@@ -88,3 +88,41 @@ def generated(seed: int):
     quads = {(c["row"], c["key"]): np.array(c["quad"], np.float32) * scale
              for c in truth["cells"] if c["row"]}
     return page, truth, quads
+
+
+def photo(seed: int, condition: str, span: str = "tune", cut=None):
+    """A generated phone photo (samples.photo) as a Page, with its truth."""
+    from samples.photo import render_photo
+
+    img, truth = render_photo(seed, conditions=(condition,), span=span, cut=cut)
+    return Page(source=f"photo-{seed}", index=0, image=img), truth
+
+
+def cells_right(table, truth: dict) -> str:
+    """"" when every cell of every deal the photo shows is cut and its outline's centre lies inside
+    the truth cell, no cell of a deal outside the photo is cut, and the deals outside are named
+    missing (cells of deals the glare touches may be named missing instead); else what is wrong."""
+    visible, outside = set(truth["visible_deals"]), set(truth["outside_deals"])
+    touched = set(truth.get("glare_touched_deals", []))
+    missing = {(str(d), k) for m in table.missing for d in m.deals for k in m.keys}
+    named_out = {d for m in table.missing if m.reason == m.OUTSIDE for d in m.deals}
+    got = {(c.row, c.key): c for c in table.cells if c.row}
+    for c in truth["cells"]:
+        if not c["row"].isdigit():
+            continue
+        deal, key = int(c["row"]), c["key"]
+        cell = got.get((c["row"], key))
+        if deal not in visible:
+            if cell is not None:
+                return f"deal {deal} is outside the photo, but cut"
+            continue
+        if cell is None:
+            if deal in touched and (c["row"], key) in missing:
+                continue
+            return f"cell {deal}/{key} " + ("named missing" if (c["row"], key) in missing else "not cut")
+        centre = tuple(float(v) for v in cell.quad.mean(axis=0))
+        if cv2.pointPolygonTest(np.array(c["quad"], np.float32), centre, False) < 0:
+            return f"cell {deal}/{key} cut in the wrong place"
+    if not outside <= named_out:
+        return f"deals {sorted(outside - named_out)} outside the photo not named missing"
+    return ""
