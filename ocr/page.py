@@ -45,11 +45,12 @@ def straighten(page: Page, settings: GeometrySettings | None = None) -> Straight
 
     if not settings.photo_path:
         return scan()
-    if not looks_like_photo(img, settings):
+    glance = _glance(img)
+    if not looks_like_photo(glance, settings):
         first = scan()
         first.retry = photo
         return first
-    if whole_paper(img, settings):
+    if whole_paper(glance, settings):
         # a photo of the whole sheet, its outline on a darker table: the scan path is right on
         # most (its one homography), and fast; ocr.table checks that its rows come out straight
         first = scan()
@@ -62,17 +63,25 @@ def straighten(page: Page, settings: GeometrySettings | None = None) -> Straight
     return first
 
 
-def whole_paper(img: np.ndarray, settings: GeometrySettings) -> bool:
-    """Whether the whole sheet's outline shows on a darker background in ``img`` (BGR)."""
-    small = _shrink(img, settings.paper_long)
-    return find_paper(cv2.cvtColor(small, cv2.COLOR_BGR2GRAY), settings.paper_long) is not None
+GLANCE = 256  # long side of the quick look that tells a photo from a scan
 
 
-def looks_like_photo(img: np.ndarray, settings: GeometrySettings) -> bool:
-    """Whether ``img`` (BGR) looks like a photo rather than a scan: uneven light over the picture
-    (its background's darker parts below GeometrySettings.photo_light_ratio of its lighter), or
-    coloured surroundings (a table, not a scanner's lid)."""
-    small = _shrink(img, 256)
+def _glance(img: np.ndarray) -> np.ndarray:
+    """A quick small copy of ``img``: every k-th pixel (no pass over the whole picture), then
+    shrunk to GLANCE pixels long."""
+    k = max(1, max(img.shape[:2]) // (2 * GLANCE))
+    return _shrink(np.ascontiguousarray(img[::k, ::k]), GLANCE)
+
+
+def whole_paper(small: np.ndarray, settings: GeometrySettings) -> bool:
+    """Whether the whole sheet's outline shows on a darker background in ``small`` (a BGR glance)."""
+    return find_paper(cv2.cvtColor(small, cv2.COLOR_BGR2GRAY), max(small.shape[:2])) is not None
+
+
+def looks_like_photo(small: np.ndarray, settings: GeometrySettings) -> bool:
+    """Whether ``small`` (a BGR glance at the picture) looks like a photo rather than a scan: uneven
+    light over the picture (its background's darker parts below GeometrySettings.photo_light_ratio
+    of its lighter), or coloured surroundings (a table, not a scanner's lid)."""
     bg = cv2.morphologyEx(small, cv2.MORPH_CLOSE, np.ones((9, 9), np.uint8))
     grey = bg.min(axis=2).astype(np.float32)
     lo, hi = np.percentile(grey, (5, 95))

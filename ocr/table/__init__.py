@@ -180,8 +180,10 @@ def _find_table(straight: StraightPage, src: str, settings: GeometrySettings) ->
         named = [(r, lab) for r, lab in zip(rows, labels, strict=True) if lab is not None]
         rows, labels = [r for r, _ in named], [lab for _, lab in named]
     span = frame_span(rulings, rows, k)
-    if lattice is None:
-        rows, labels = extend_rows(rows, labels, span)
+    # rows the rulings here (or the photo's lattice) missed above or below the found ones: one
+    # pitch a row, inside the table's frame -- or, on a photo, anywhere on the canvas (those the
+    # picture's edge cuts are named outside it below)
+    rows, labels = extend_rows(rows, labels, span if lattice is None else (0, h))
     total, header, (x0, y0, x1, y1) = extent(blobs, rows, total)
 
     # what this picture does not show readably: rows outside it, cells the light washed out
