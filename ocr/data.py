@@ -167,6 +167,7 @@ class Table:
     # None for a field not found or with nothing read; None when not read at all
     texts: dict[str, str | None] | None = None
     missing: list[Missing] = field(default_factory=list)  # what this picture does not show readably
+    rows_found: int = 0  # rows found ruled (the others of deal_rows were placed by the rows' pitch)
 
     def cell(self, row: str, key: str) -> CellImage | None:
         for c in self.cells:

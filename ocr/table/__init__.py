@@ -50,7 +50,7 @@ def find_table(straight: StraightPage, settings: GeometrySettings | None = None)
     Raises InputError (and nothing else) when the page shows no summary score table."""
     settings = settings or GeometrySettings()
     try:
-        return _find_table_once(straight, settings)
+        table = _find_table_once(straight, settings)
     except InputError:
         retry = straight.retry() if callable(straight.retry) else None
         if retry is None:
@@ -60,6 +60,22 @@ def find_table(straight: StraightPage, settings: GeometrySettings | None = None)
         except InputError:
             pass
         raise
+    if _whole(table) or not callable(straight.retry):
+        return table
+    # some rows only placed by their pitch, or not shown: the other path may see them all
+    retry = straight.retry()
+    if retry is None:
+        return table
+    try:
+        other = _find_table_once(retry, settings)
+    except InputError:
+        return table
+    return other if _whole(other) else table
+
+
+def _whole(table: Table) -> bool:
+    """Whether every deal of ``table`` was found ruled and nothing is missing."""
+    return table.rows_found >= DEALS and len(table.deal_rows) == DEALS and not table.missing
 
 
 def _find_table_once(straight: StraightPage, settings: GeometrySettings) -> Table:
@@ -119,6 +135,7 @@ def _find_table(straight: StraightPage, src: str, settings: GeometrySettings) ->
     if straight.verify and rows_bend(rows) > settings.bend_max:
         # a curled photo straightened by one homography: its rows are still curves
         raise InputError(f"{src}: {NOT_FOUND} (the rows curve: the sheet is curled)")
+    found_rows = len(rows)
     rows = fill_gaps(rows)
     total, header, (x0, y0, x1, y1) = extent(blobs, rows)
 
@@ -185,6 +202,11 @@ def _find_table(straight: StraightPage, src: str, settings: GeometrySettings) ->
     # picture's edge cuts are named outside it below)
     rows, labels = extend_rows(rows, labels, span if lattice is None else (0, h))
     total, header, (x0, y0, x1, y1) = extent(blobs, rows, total)
+    if straight.verify and (found_rows < len(rows) or len(rows) < DEALS):
+        # a photo straightened by one homography whose rulings were found only in part (a shadow's
+        # edge, glare): the rows put in between or beyond them by their pitch may be off; the
+        # photo's own lattice places every row
+        raise InputError(f"{src}: {NOT_FOUND} (some rows not ruled on the straightened photo)")
 
     # what this picture does not show readably: rows outside it, cells the light washed out
     deals_out, deals_lost = outside_rows(straight, rows, labels, pitch, settings)
@@ -208,7 +230,8 @@ def _find_table(straight: StraightPage, src: str, settings: GeometrySettings) ->
     layout = "summary+scoring" if has_table_beside(blobs, x1, y0, y1) else "summary"
     texts = field_texts(fields, guess, printed.texts, settings)
     return Table(straight=straight, cells=cells, layout=layout, has_total_row=total is not None,
-                 table_quad=table_quad, texts=texts, missing=missing)
+                 table_quad=table_quad, texts=texts, missing=missing,
+                 rows_found=min(found_rows, len(labels)) if lattice is None else len(lattice.ys) - 1)
 
 
 def _cell(crop, blob: Blob, key: str, row: str, margin: tuple[int, int],
