@@ -3,8 +3,9 @@
 - ``blotted.jpg``: sample 01 with three number cells scribbled over (unreadable: review items
   whose values the arithmetic knows) besides its own unsure cell;
 - ``photo.jpg``: sample 02 as it is (a players' cumulative mistake: a flag);
-- ``turned.jpg``: sample 03 turned 30 degrees on white paper, where the geometry finds no table
-  (a sheet to click the corners of); TURNED_CORNERS are its deal table's corners on that page.
+- ``turned.jpg``: sample 03 turned 30 degrees on white paper, squared like graph paper all round
+  its deal table (ruled clutter in which the geometry finds no table today: a sheet to click the
+  corners of); ``turned_corners()`` are its deal table's corners on that page.
 """
 
 from __future__ import annotations
@@ -58,10 +59,18 @@ def _turn_matrix(w: int, h: int) -> tuple[np.ndarray, int]:
     return scale @ np.vstack([m, [0, 0, 1]]), round(side * TURN_SCALE)
 
 
+GRID_STEP, GRID_GREY = 25, 150  # the squares ruled all round the table: pixels, grey level
+
+
 def turned(out: Path) -> Path:
     img = cv2.imread(str(SCANS / f"{TURNED}.jpg"))
     m, side = _turn_matrix(img.shape[1], img.shape[0])
     page = cv2.warpPerspective(img, m, (side, side), borderValue=(255, 255, 255))
+    squares = np.full((side, side), 255, np.uint8)
+    squares[:, ::GRID_STEP] = GRID_GREY
+    squares[::GRID_STEP, :] = GRID_GREY
+    cv2.fillPoly(squares, [np.array(turned_corners(), np.int32)], 255)  # the table left clear
+    page = np.minimum(page, squares[..., None])
     path = out / "turned.jpg"
     cv2.imwrite(str(path), page, [cv2.IMWRITE_JPEG_QUALITY, 90])
     return path
