@@ -81,17 +81,31 @@ def cell_blobs(rulings: Rulings, k: int) -> list[Blob]:
 
 
 def right_neighbours(blobs: list[Blob], gap: float) -> list[int | None]:
-    """For each blob, the index of the blob directly to its right in the same row."""
-    if not blobs:
+    """For each blob, the index of the blob directly to its right in the same row (of equally
+    good ones, the first in ``blobs``).  Only blobs whose left edge lies within ``gap`` of a
+    blob's right edge are compared with it, so a page ruled all over (graph paper, thousands of
+    squares) costs no more than its squares' neighbours."""
+    n = len(blobs)
+    if not n:
         return []
     b = np.array([(q.x0, q.y0, q.x1, q.y1) for q in blobs], np.float64)
-    dx = b[None, :, 0] - b[:, None, 2]  # candidate's left edge minus this right edge
-    overlap = np.minimum(b[:, None, 3], b[None, :, 3]) - np.maximum(b[:, None, 1], b[None, :, 1])
-    hmin = np.minimum(b[:, None, 3] - b[:, None, 1], b[None, :, 3] - b[None, :, 1])
-    ok = (dx >= 0) & (dx <= gap) & (overlap >= 0.6 * hmin)
+    order = np.argsort(b[:, 0], kind="stable")
+    lefts = b[order, 0]
+    lo = np.searchsorted(lefts, b[:, 2], side="left")  # left edge >= this right edge ...
+    hi = np.searchsorted(lefts, b[:, 2] + gap, side="right")  # ... and <= it + gap
+    width = int((hi - lo).max())
+    if width == 0:
+        return [None] * n
+    idx = lo[:, None] + np.arange(width)[None, :]
+    cand = order[np.minimum(idx, n - 1)]  # (n, width) indices into blobs
+    c = b[cand]
+    dx = c[..., 0] - b[:, None, 2]
+    overlap = np.minimum(b[:, None, 3], c[..., 3]) - np.maximum(b[:, None, 1], c[..., 1])
+    hmin = np.minimum((b[:, 3] - b[:, 1])[:, None], c[..., 3] - c[..., 1])
+    ok = (idx < hi[:, None]) & (overlap >= 0.6 * hmin)
     score = np.where(ok, overlap / np.maximum(hmin, 1) - dx / (gap + 1), -np.inf)
-    best = np.argmax(score, axis=1)
-    return [int(best[i]) if ok[i].any() else None for i in range(len(blobs))]
+    best = np.where(ok & (score == score.max(axis=1)[:, None]), cand, n).min(axis=1)
+    return [int(best[i]) if ok[i].any() else None for i in range(n)]
 
 
 def chains(blobs: list[Blob], gap: float) -> list[list[Blob]]:
