@@ -7,8 +7,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from batch import outputs
+from batch.decided import decided_result
 from batch.ledger import LEDGER_NAME, Ledger, LedgerError, LedgerWriteError
-from batch.serial import reading_from_json
 from batch.worker import Reconciler, default_reconciler, house_rules, merge_rules
 
 
@@ -42,9 +42,10 @@ def audit(out_dir: str | Path, unfinished: str | None = None, partscore: int | N
         if cluster:
             from batch.cluster import parse_cluster, reconcile_on_cluster
 
-            done = reconcile_on_cluster(parse_cluster(cluster), ledger.readings(), reconcile, rules)
+            done = reconcile_on_cluster(parse_cluster(cluster), _with_decisions(ledger), reconcile,
+                                        rules)
         else:
-            done = _reconcile_here(ledger.readings(), reconcile, house_rules(rules))
+            done = _reconcile_here(_with_decisions(ledger), reconcile, house_rules(rules))
         for sid, new, error in done:
             if error is not None:  # a stored reading the scorer rejects: report, keep going
                 result.errors.append(f"{sid}: {error}")
@@ -63,11 +64,19 @@ def audit(out_dir: str | Path, unfinished: str | None = None, partscore: int | N
     return result
 
 
+def _with_decisions(ledger: Ledger):
+    """(sheet id, stored reading, a person's decisions) for each stored reading."""
+    for sid, stored in ledger.readings():
+        yield sid, stored, ledger.decisions(sid)
+
+
 def _reconcile_here(readings, reconcile: Reconciler, house):
-    """(sheet id, new result, None) for each stored reading, or (sheet id, None, why not)."""
-    for sid, stored in readings:
+    """(sheet id, new result, None) for each (sheet id, stored reading, decisions), or
+    (sheet id, None, why not)."""
+    for sid, stored, decisions in readings:
         try:
-            yield sid, reconcile(reading_from_json(stored), house).to_json(with_explanations=True), None
+            # a person's decisions (the review app) applied on top, as batch applies them
+            yield sid, decided_result(stored, decisions, house, reconcile), None
         except Exception as exc:  # noqa: BLE001 - one bad stored reading never stops the audit
             yield sid, None, f"cannot re-reconcile: {type(exc).__name__}: {exc}"
 

@@ -207,17 +207,18 @@ def end_stuck(key: str, dask_worker=None) -> _Partial | None:
     return partial
 
 
-def reconcile_chunk(items: list[tuple[str, dict]], reconciler: Reconciler,
+def reconcile_chunk(items: list[tuple[str, dict, list[dict]]], reconciler: Reconciler,
                     rules: dict | None) -> list[tuple[str, dict | None, str | None]]:
-    """The audit's task: stored readings re-reconciled -> (sheet id, result, error)."""
-    from batch.serial import reading_from_json
+    """The audit's task: (sheet id, stored reading, a person's decisions) re-reconciled, the
+    decisions applied on top as batch/decided.py does -> (sheet id, result, error)."""
+    from batch.decided import decided_result
     from batch.worker import house_rules
 
     house = house_rules(rules)
     out = []
-    for sid, stored in items:
+    for sid, stored, decisions in items:
         try:
-            new = reconciler(reading_from_json(stored), house).to_json(with_explanations=True)
+            new = decided_result(stored, decisions, house, reconciler)
         except Exception as exc:  # a stored reading the scorer rejects: reported, the rest go on
             out.append((sid, None, f"cannot re-reconcile: {type(exc).__name__}: {exc}"))
         else:
@@ -495,7 +496,7 @@ class DaskExecutor:
 
 
 # --------------------------------------------------------------------------- audit
-def reconcile_on_cluster(spec: ClusterSpec, readings: Iterable[tuple[str, dict]],
+def reconcile_on_cluster(spec: ClusterSpec, readings: Iterable[tuple[str, dict, list[dict]]],
                          reconciler: Reconciler, rules: dict | None,
                          chunk: int = AUDIT_CHUNK) -> Iterator[tuple[str, dict | None, str | None]]:
     """Re-reconcile stored readings on the cluster, ``chunk`` a task and a few tasks per worker

@@ -35,7 +35,7 @@ from typing import Protocol
 
 from tqdm import tqdm
 
-from batch import outputs
+from batch import decided, outputs
 from batch.atomic import atomic_write_bytes
 from batch.inputs import InputProblem, Item, ScanInput, Skipped, printable, shown
 from batch.ledger import LEDGER_NAME, Ledger, ScanRecord, SheetRecord
@@ -326,6 +326,8 @@ def _commit(ledger: Ledger, out_dir: Path, done: list[Finished], rules: dict | N
     pictures = [(sheets_dir / Path(name).name, jpeg) for f in done for name, jpeg in f.pictures.items()]
     list(writer.map(lambda item: atomic_write_bytes(*item), pictures))
     ledger.record_scans([f.record for f in done], rules)
+    decided.reapply(ledger, out_dir, [s.sheet_id for f in done for s in f.record.sheets],
+                    rules)  # a person's decisions (the review app) applied again
     rows = [row for f in done for sheet in f.record.sheets for row in ledger.sheets(sheet.sheet_id)]
     list(writer.map(lambda row: outputs.write_sheet_files(out_dir, row), rows))
     summary.writing_seconds += time.perf_counter() - t0

@@ -189,7 +189,11 @@ def test_the_same_ledger_and_files_as_the_local_pool(tmp_path, scheduler):
         (here.sheets, here.flagged, here.review, here.failed, here.blank_pages) == (4, 1, 1, 1, 1)
     assert sorted(there.failures) == sorted(here.failures)
     local, cluster = ledger_dump(tmp_path / "local"), ledger_dump(tmp_path / "cluster")
-    assert sum(n.endswith(".jpg") for n in cluster["files"]) == 4  # the pictures came back
+    names = cluster["files"]
+    # the report's pictures came back, and the review app's straightened scans and cells
+    assert sum(n.endswith(".jpg") and not n.endswith(".straight.jpg") for n in names) == 4
+    assert sum(n.endswith(".straight.jpg") for n in names) == 4
+    assert sum(n.endswith(".cells.png") for n in names) == 4
     assert cluster == local
     assert (tmp_path / "cluster" / "report.html").is_file()
 
