@@ -33,7 +33,7 @@ from batch.cluster import (
     parse_cluster,
 )
 from batch.inputs import ScanInput, collect_inputs
-from batch.ledger import LEDGER_NAME, Ledger
+from batch.ledger import LEDGER_NAME, Ledger, ReviewChange
 from batch.runner import BatchOptions, run_batch
 from tests.batch.cluster_support import hold_reader, lost_once, path_reader
 from tests.support import SCANS, consistent_rows, fake_reader, sheet_bytes, simple_reconciler
@@ -309,13 +309,21 @@ def test_audit_on_a_cluster_is_the_local_audit(tmp_path, scheduler):
         scores = [(0, 370), (120, 0), (100 + 10 * i, 100)]
         (folder / f"m{i}.png").write_bytes(sheet_bytes(consistent_rows(scores)))
     run([folder], tmp_path / "local", jobs=1)
+    with Ledger(tmp_path / "local" / LEDGER_NAME, lock=True) as ledger:  # a person's say
+        sid = ledger.readings()[0][0]
+        ledger.write_review(ReviewChange(sid, "to check", decision={
+            "kind": "value", "target": "2:ns", "after": 150, "who": "test"}))
     shutil.copytree(tmp_path / "local", tmp_path / "cluster")
     here = audit(tmp_path / "local", unfinished="ahead", reconciler=simple_reconciler)
     there = audit(tmp_path / "cluster", unfinished="ahead", reconciler=simple_reconciler,
                   cluster=scheduler)
     assert (there.sheets, there.changed_sheets, there.errors) == (5, 5, [])
-    assert there.changes == here.changes and len(here.changes) == 5
+    assert there.changes == here.changes and len(here.changes) == 6
+    assert sum("but 0 + 150 = 150" in line for line in there.changes) == 1  # the decision's
     assert ledger_dump(tmp_path / "cluster") == ledger_dump(tmp_path / "local")
+    with Ledger(tmp_path / "cluster" / LEDGER_NAME, readonly=True) as ledger:
+        result = next(s.result for s in ledger.sheets(sid))
+    assert [r["ns"] for r in result["rows"] if r["deal"] == 2] == [150]  # the decision applied
 
 
 @pytest.mark.slow
