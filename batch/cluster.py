@@ -263,8 +263,11 @@ class Cluster:
                     {"distributed.deploy.lost-worker-timeout": LOCAL_LOST_WORKER_TIMEOUT})
                 # one thread per worker process: the reading is CPU work, and each process holds
                 # its own networks; no dashboard (no port, no extra package)
+                # (its scheduler's HTTP server, health checks only, on a free loopback port:
+                # Dask's default 8787 is often taken, and it says so on stderr)
                 self.local = LocalCluster(n_workers=self.spec.local_workers, threads_per_worker=1,
                                           processes=True, dashboard_address=None,
+                                          scheduler_kwargs={"dashboard_address": "127.0.0.1:0"},
                                           silence_logs=logging.ERROR)
                 self.client = Client(self.local, timeout=CONNECT_TIMEOUT_S)
             else:

@@ -153,6 +153,32 @@ def test_without_the_extra_cluster_names_it(tmp_path, capsys, monkeypatch):
     assert "pip install 'rubberscan[cluster]'" in capsys.readouterr().err
 
 
+def test_a_local_cluster_takes_a_free_port_without_a_warning():
+    """Dask's default port 8787 taken (another cluster on the machine): a local cluster says
+    nothing about it on stderr (Dask would warn 'Port 8787 is already in use')."""
+    import socket
+    import warnings
+
+    from batch.cluster import Cluster
+
+    taken = socket.socket()
+    try:
+        taken.bind(("127.0.0.1", 8787))
+        taken.listen()
+    except OSError:
+        pass  # taken already: the same case
+    cluster = Cluster(ClusterSpec(local_workers=1), warm=False)
+    try:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            cluster.connect()
+        assert not [w for w in caught if "already in use" in str(w.message)]
+        assert cluster.local.scheduler.http_server.port != 8787
+    finally:
+        cluster.close()
+        taken.close()
+
+
 def test_an_unreachable_scheduler_is_a_clear_error(tmp_path, capsys, monkeypatch):
     monkeypatch.setattr("batch.cluster.CONNECT_TIMEOUT_S", 2.0)
     (tmp_path / "a.png").write_bytes(sheet_bytes(GOOD))
