@@ -97,6 +97,7 @@ def score_sheet(obj: dict, truth: dict) -> SheetScore:
     """Score ``obj`` (a reconciled sheet's JSON) against the generator's ``truth``."""
     score = SheetScore(mistake_free=not truth["mistakes"], flagged=bool(obj["flags"]))
     written = {r["deal"]: r for r in truth["rows"]}
+    true = {r["deal"]: r for r in truth.get("true_rows", [])}
     for row in obj["rows"]:
         want = written.get(row["deal"])
         if want is None:
@@ -106,7 +107,11 @@ def score_sheet(obj: dict, truth: dict) -> SheetScore:
                 score.numbers += 1
                 score.numbers_right += row[key] == want[key]
             score.exact &= row[key] == want[key]
-        score.exact &= row["dealer"] == want["dealer"]
+        if want["dealer"] is None and row.get("dealer_inferred") and row["deal"] in true:
+            # a dealer the players did not write, shown as the rotation's (and marked so)
+            score.exact &= row["dealer"] == true[row["deal"]]["dealer"]
+        else:
+            score.exact &= row["dealer"] == want["dealer"]
     for mistake in truth["mistakes"]:
         score.planted += 1
         score.caught += flagged_right(mistake, obj["flags"])
