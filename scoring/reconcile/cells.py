@@ -145,7 +145,8 @@ def cell_model(cell: CellReading | None, temperature: float = 1.0,
         return CellModel([Option(None, 0.0)], other_cost=0.0, present=False,
                          misread=settings.misread)
     candidates = cell.candidates
-    if temperature != 1.0 and candidates and not is_blank(cell):
+    if temperature != 1.0 and candidates and not is_blank(cell) \
+            and not (as_int(cell.best) == 0 and cell.confidence >= s.zero_sure_at):
         flat = flatten([float(p) for _, p in candidates], temperature,
                        sum(max(float(p), 0.0) for _, p in candidates))
         candidates = [(v, q) for (v, _), q in zip(candidates, flat, strict=True)]

@@ -10,7 +10,9 @@ more probable.
 
 Cumulative mistakes come in two shapes: a *slip* (the wrong cumulative is carried
 forward) and a *miscopy* (the next row continues from the right value); both
-are flagged once, at the deal where they happen.
+are flagged once, at the deal where they happen.  A deal's score written in the
+other side's column, and added up where it belongs, is one mistake too (a
+"score" of shape "column"), not two wrong cumulatives.
 """
 
 from __future__ import annotations
@@ -159,6 +161,14 @@ def _side_options(base, s_cell: CellModel, c_cell: CellModel, deal: int, side: s
     return kept
 
 
+def _column_options(base: int, s_cell: CellModel, c_cell: CellModel, deal: int, side: str,
+                    s: DecoderSettings) -> list[tuple]:
+    """One side's (score, cumulative) read with the *other* side's score cell, for a score written
+    in the wrong column: only readings the reader proposed that add up, no mistake of their own."""
+    return [o for o in _side_options(base, s_cell, c_cell, deal, side, s)
+            if o[5] is None and o[2][1] == "read" and o[3][1] == "read"]
+
+
 def decode(deals: list[DealInput], totals: dict[str, CellModel] | None,
            checker: DealChecker, settings: ReconcileSettings = DEFAULT) -> list[Hypothesis]:
     """The most probable readings of the whole sheet, best first, with weights."""
@@ -219,13 +229,26 @@ def _expand(beam: list[_Node], d: DealInput, checker: DealChecker, last: bool,
             ew_opts = memo[("ew", node.b_ew)] = _side_options(
                 node.b_ew, cells["ew"], cells["cum_ew"], d.deal, "ew", s)
         if ns_opts and ew_opts:
-            per_node.append((node, ns_opts, ew_opts))
+            per_node.append((node, ns_opts, ew_opts, False))
+        if node.b_ns is not None and node.b_ew is not None \
+                and cells["ns"].present and cells["ew"].present:
+            # the score written in the other side's column: each cumulative read with the
+            # other score cell
+            swapped = [memo.get(("ns~", node.b_ns)), memo.get(("ew~", node.b_ew))]
+            if swapped[0] is None:
+                swapped[0] = memo[("ns~", node.b_ns)] = _column_options(
+                    node.b_ns, cells["ew"], cells["cum_ns"], d.deal, "ns", s)
+            if swapped[1] is None:
+                swapped[1] = memo[("ew~", node.b_ew)] = _column_options(
+                    node.b_ew, cells["ns"], cells["cum_ew"], d.deal, "ew", s)
+            if swapped[0] and swapped[1]:
+                per_node.append((node, swapped[0], swapped[1], True))
     if limit is None:
         # the cheapest reading may still fail the rule check, so look that much further
-        limit = min((n.cost + a[0][0] + b[0][0] for n, a, b in per_node), default=math.inf) \
+        limit = min((n.cost + a[0][0] + b[0][0] for n, a, b, _ in per_node), default=math.inf) \
             + s.window + s.cost_score
     combos = []
-    for node, ns_opts, ew_opts in per_node:
+    for node, ns_opts, ew_opts, swapped in per_node:
         for a in ns_opts:
             ca = node.cost + a[0]
             if ca > limit:
@@ -234,16 +257,28 @@ def _expand(beam: list[_Node], d: DealInput, checker: DealChecker, last: bool,
                 cost = ca + b[0]
                 if cost > limit:
                     break
-                combos.append((cost, id(a), id(b), node, a, b))
+                if swapped:
+                    # the written pair: exactly one side's cell holds the score
+                    if (a[2][0] == 0) == (b[2][0] == 0):
+                        continue
+                    cost += s.cost_column
+                    if cost > limit:
+                        continue
+                combos.append((cost, id(a), id(b), node, a, b, swapped))
     combos.sort(key=lambda t: t[0])
     best: dict[tuple, _Node] = {}
     worst_kept: list[float] = []  # max-heap (negated) of the beam's best costs so far
     per_totals: dict[tuple, int] = {}
     floor = math.inf
-    for cost, _ia, _ib, node, a, b in combos:
+    for cost, _ia, _ib, node, a, b, swapped in combos:
         if cost > floor + s.window or (len(worst_kept) >= s.beam and cost > -worst_kept[0]):
             break
         mistakes = tuple(m for m in (a[5], b[5]) if m is not None)
+        if swapped:
+            # a: N/S's cumulative read with the E/W score cell; b: E/W's with the N/S one
+            where = "ns" if b[2][0] else "ew"
+            value = b[2][0] or a[2][0]
+            mistakes = (Mistake(d.deal, "score", where, where, value, 0, shape="column"),)
         pad = node.pad
         s_ns, s_ew = a[1], b[1]
         if s_ns is None or s_ew is None:
@@ -262,7 +297,8 @@ def _expand(beam: list[_Node], d: DealInput, checker: DealChecker, last: bool,
         key = (a[4], b[4], pad, keys)
         old = best.get(key)
         if old is None or cost < old.cost:
-            choice = {"ns": a[2], "cum_ns": a[3], "ew": b[2], "cum_ew": b[3]}
+            choice = {"ns": b[2], "cum_ns": a[3], "ew": a[2], "cum_ew": b[3]} if swapped else \
+                {"ns": a[2], "cum_ns": a[3], "ew": b[2], "cum_ew": b[3]}
             best[key] = _Node(cost, a[4], b[4], pad, keys, node, choice, mistakes)
             floor = min(floor, cost)
             # combos come cheapest first, so a key's first node is its best: count it once,

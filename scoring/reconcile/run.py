@@ -18,6 +18,7 @@ from scoring.reconcile.decode import DealInput, Hypothesis, decode
 from scoring.reconcile.rescan import rescan_advice
 from scoring.reconcile.settings import DEFAULT, ReconcileSettings
 from scoring.reconcile.trust import trusted
+from scoring.reconcile.winners import clearly_named
 from scoring.sheet import Flag, ReconciledSheet, ReviewItem, SheetReading
 
 
@@ -60,13 +61,19 @@ def reconcile(reading: SheetReading, rules=None, settings: ReconcileSettings = D
     review.total_review(hyps, shown, reading.total, items, settings)
     winners = reading.winners_hint if reading.winners_hint in ("ns", "ew") else None
     winner_flag = verdicts.winner_flag(winners, final)
-    if winner_flag is not None and rescan is None:
+    clear = clearly_named(reading.winners_text, winners, reading.names, settings.winners)
+    if winner_flag is not None and rescan is None and clear:
         flags.append(winner_flag)
+    elif winner_flag is not None and rescan is None:
+        # a winners line read loosely that seems to name the losers: a question, not a flag
+        items.append(ReviewItem(None, "winners", [(winners, 1.0)],
+                                messages.winners_unclear(reading.winners_text, winners, final),
+                                kind="winner"))
     elif winner_flag is not None:
         # too much of the sheet unread (rescan advice): its totals are guesses, the winners a
         # question
         items.append(ReviewItem(None, "winners", [(winners, 1.0)],
-                                messages.winners_unsure(winners, final)))
+                                messages.winners_unsure(winners, final), kind="winner"))
     if winners is None and final["ns"] is not None and final["ew"] is not None \
             and final["ns"] != final["ew"]:
         winners = "ns" if final["ns"] > final["ew"] else "ew"
@@ -98,10 +105,15 @@ def sheet_totals(best: Hypothesis | None, out_rows, empty: list[bool],
         if verdicts.many_empty(empty, settings):  # rows the reader did not see: totals unknown
             final = {"ns": None, "ew": None}
         elif not any(empty):  # an empty row's score is in the later cumulatives only
+            # a score written in the wrong column counts for the side the cumulatives add it to
+            moved = {m.deal for m in best.mistakes if m.kind == "score" and m.shape == "column"}
+            deals = [r.deal for r in out_rows]
             for side in ("ns", "ew"):
-                scores = [c[side][0] if c[side][0] is not None
-                          else (c[side][2] if len(c[side]) > 2 else None)
-                          for c in best.cells]
+                scores = []
+                for deal, c in zip(deals, best.cells, strict=True):
+                    cell = c[("ew" if side == "ns" else "ns") if deal in moved else side]
+                    scores.append(cell[0] if cell[0] is not None
+                                  else (cell[2] if len(cell) > 2 else None))
                 if scores and None not in scores:
                     final[side] = sum(scores)
     written = {"ns": None, "ew": None}

@@ -37,14 +37,21 @@ class TrustSettings:
     sure_doubt: float = 0.15
     # ... keeps only this floor: such cells are almost never misread
     sure_floor: float = 0.002
+    # a cell read as 0 (left empty, a dash or a 0) at least this sure ...
+    zero_sure_at: float = 0.99
+    # ... keeps only this floor on any sheet: it almost never holds a number (1 in 34,000)
+    zero_floor: float = 0.001
 
 
 @dataclass(frozen=True)
 class CellSettings:
     """How a number cell's candidates become the decoder's options (cells.py)."""
 
-    # a hard sheet's candidates are flattened by the temperature 1 + this x its doubt
+    # a hard sheet's candidates are flattened by the temperature 1 + this x its doubt ...
     sheet_temp: float = 5.0
+    # ... but not those of a cell read as 0 (empty, a dash or a 0) at least this sure: a hard
+    # sheet makes its digits doubtful, not whether a cell holds a number
+    zero_sure_at: float = 0.99
     # a misread's shape counts temperature ** -this: on a hard sheet misreads are wilder
     shape_power: float = 1.0
     # a cell whose "none of these" reaches this cannot be read (null in the output)
@@ -98,6 +105,8 @@ class DecoderSettings:
     cost_score: float = 7.0
     # ... of a Total row that disagrees with the last cumulatives
     cost_total: float = 6.5
+    # ... of a score written in the other side's column (and added where it belongs)
+    cost_column: float = 6.5
     # extra for a wrong number unlike a person's slip (more like a misread)
     cost_odd_slip: float = 4.0
     # beam nodes kept after each deal
@@ -155,6 +164,17 @@ class VerdictSettings:
 
 
 @dataclass(frozen=True)
+class WinnersSettings:
+    """When the winners line is read clearly enough for a winners mistake to be flagged
+    (winners.py); a line read less clearly that seems to name the losers goes to review."""
+
+    # the winners line reads at least this much like the named pair's names ...
+    name_match: float = 0.8
+    # ... and at most this much like the other pair's
+    other_below: float = 0.5
+
+
+@dataclass(frozen=True)
 class RescanSettings:
     """When a sheet is too faint to read and a clearer scan is asked for (rescan.py)."""
 
@@ -176,6 +196,7 @@ class ReconcileSettings:
     decoder: DecoderSettings = field(default_factory=DecoderSettings)
     dealer: DealerSettings = field(default_factory=DealerSettings)
     verdicts: VerdictSettings = field(default_factory=VerdictSettings)
+    winners: WinnersSettings = field(default_factory=WinnersSettings)
     rescan: RescanSettings = field(default_factory=RescanSettings)
 
     def with_values(self, values: dict[str, object]) -> ReconcileSettings:

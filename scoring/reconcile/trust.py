@@ -41,9 +41,10 @@ def widened(cell: CellReading, floor: float | None = None, sure_floor: float | N
         return cell
     top, best = max(values, key=lambda vp: vp[1])
     if top == 0:
-        # read as empty: whether a cell holds ink is not what makes a sheet hard to read, and a
-        # cell read empty that sure almost never holds writing -- the plain floor, not the sheet's
-        floor = min(floor, s.none_floor)
+        # read as empty (or a dash, or a 0): whether a cell holds a number is not what makes a
+        # sheet hard to read, and a cell read so almost never holds one -- the plain floor, not
+        # the sheet's, and a smaller one still where the reader is sure
+        floor = min(floor, s.zero_floor if best / kept >= s.zero_sure_at else s.none_floor)
     elif sure_floor is not None and best >= s.sure_at:
         floor = min(floor, sure_floor)
     share = max(none, floor)

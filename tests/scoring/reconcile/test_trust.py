@@ -65,8 +65,13 @@ def test_a_cell_read_empty_keeps_the_easy_floor_on_a_hard_sheet():
     read as empty" at the sheet's floor explained away a carried slip)."""
     empty = CellReading([(0, 0.998), (None, 0.001)])  # read, and read as empty (not the reader's blank flag)
     on_hard = widened(empty, sheet_none_floor(0.4))
-    assert T.none_floor < T.none_sheet_cap and _none(on_hard) == pytest.approx(T.none_floor)
+    # read that surely (a dash, a 0 or nothing): the floor for such cells (issue 33: "1000 written
+    # in a cell read as empty" at 0.27 sent a legible carry slip to review)
+    assert T.zero_floor < T.none_floor < T.none_sheet_cap and 0.998 >= T.zero_sure_at
+    assert _none(on_hard) == pytest.approx(T.zero_floor + T.none_slope * 0.0)  # its doubt: ~0
     assert on_hard.best == 0
+    less = widened(CellReading([(0, 0.98), (None, 0.02)]), sheet_none_floor(0.4))
+    assert _none(less) == pytest.approx(max(0.02, T.none_slope * (1 - 0.98)))  # its own, above the plain floor
     unsure = widened(CellReading([(0, 0.7), (40, 0.29), (None, 0.01)]), sheet_none_floor(0.4))
     assert _none(unsure) == pytest.approx(T.none_slope * (1 - 0.7 / 0.99 * (1 - T.none_floor)))  # its doubt still counts
     written = widened(CellReading([(620, 0.998), (None, 0.001)]), sheet_none_floor(0.4))

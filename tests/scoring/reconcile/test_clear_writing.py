@@ -1,0 +1,157 @@
+"""Issue 33: every mistake shown at its deal; a mistake in clear writing is a flag, not a question.
+
+A cell read as 0 surely does not hide a number; the classic slips of a person adding up (a carry,
+a score in the wrong column) are flagged as such; a row never shows a value nobody wrote without
+marking it; the dealer the players did not write is the rotation's, marked; a winners line read
+loosely is a question, not a flag; review items say which inconsistency they are about."""
+
+from __future__ import annotations
+
+import random
+
+from samples.content import sheet_content
+from samples.synth import exact_reading, written_from_content
+from scoring.reconcile import reconcile
+from scoring.sheet import CellReading
+from tests.support import running, sheet
+
+SCORES = [(100, 0), (0, 830), (0, 300), (170, 0), (60, 0), (0, 330), (660, 0), (0, 420), (120, 0),
+          (0, 90)]
+
+
+def _hard(rows, p=0.9, zero=(0, 0.999)):
+    """``rows`` read as a hard sheet of real handwriting is: written numbers ``p`` sure, 0s (dashes)
+    read ``zero`` -- not the reader's blank flag."""
+    cells = {}
+    for i, row in enumerate(rows):
+        for j, col in enumerate(("ns", "ew", "cum_ns", "cum_ew")):
+            cells[(i, col)] = [(row[j], p), (None, 1 - p)] if row[j] else [zero, (None, 1 - zero[1])]
+    reading = sheet(rows, probs=cells)
+    for row in reading.rows:
+        for cell in row.cells.values():
+            cell.blank = False
+    reading.meta["doubt"] = 1 - p
+    return reading
+
+
+def test_a_carry_slip_beside_a_score_read_as_0_surely_is_flagged():
+    """The issue's example: N/S cumulative written 5590 where 4590 + 0 = 4590, carried on, the N/S
+    score a dash read as 0 at 0.999, on a sheet whose numbers are read 0.9 sure.  Flattened by the
+    sheet's doubt like a written number, "that cell really holds 100" (honours) kept the slip in
+    review at 0.79 and the row showed 100 in a cell with a dash."""
+    rows = running(SCORES)
+    rows = [r if i < 7 else (r[0], r[1], r[2] + 100, r[3]) for i, r in enumerate(rows)]
+    result = reconcile(_hard(rows), explain=False)
+    cum = [(f.deal, f.side, f.written, f.expected) for f in result.flags if f.kind == "cumulative"]
+    assert cum == [(8, "ns", 1090, 990)]
+    assert result.rows[7].values["ns"] == 0 and not result.rows[7].inferred
+    assert not any(r.deal == 8 for r in result.review)
+    # a 0 the reader doubts is still doubted: then a score of 100 there is a question
+    doubtful = _hard(rows, zero=(0, 0.9))
+    result = reconcile(doubtful, explain=False)
+    assert not [f for f in result.flags if f.kind == "cumulative"]
+    assert any(r.deal == 8 and r.kind == "cumulative" for r in result.review)
+
+
+def test_a_score_in_the_wrong_column_is_one_flag():
+    """A score written in the other side's column and added where it belongs: one "score" flag at
+    its deal saying so, no cumulative flag, and the totals as the cumulatives have them."""
+    rows = running(SCORES)
+    rows[5] = (330, 0, rows[5][2], rows[5][3])  # E/W's 330 written in the N/S column
+    result = reconcile(sheet(rows), explain=False)
+    assert [(f.kind, f.deal, f.side, f.written, f.expected) for f in result.flags
+            if f.kind != "missing_deal"] == [("score", 6, "ns", 330, 0)]
+    flag = next(f for f in result.flags if f.kind == "score")
+    assert "wrong column" in flag.message and "add it to E/W" in flag.message
+    assert result.meta["arithmetic_totals"] == {"ns": rows[-1][2], "ew": rows[-1][3]}
+
+
+def test_the_generators_wrong_column_sheets_are_flagged_exactly():
+    for seed in range(6):
+        c = sheet_content(random.Random(seed), "wide" if seed % 2 else "classic", mistakes=("wrong_column",))
+        (m,) = c.mistakes
+        result = reconcile(exact_reading(written_from_content(c)), explain=False)
+        assert [(f.kind, f.deal, f.side, f.written) for f in result.flags] == \
+            [("score", m["deal"], m["side"], m["written"])], seed
+
+
+def test_a_value_nobody_wrote_is_marked_as_the_arithmetics():
+    """A lone miscopy left in review: the row shows the arithmetic's value, marked in the JSON
+    ("inferred"); values read as written are not marked."""
+    rows = running(SCORES)
+    rows[4] = (60, 0, 300, rows[4][3])  # 330 written as 300, deal 6 goes on from 330
+    result = reconcile(sheet(rows, probs={(4, "cum_ns"): [(300, 0.95), (None, 0.05)]}), explain=False)
+    row = result.rows[4].to_json()
+    assert row["cum_ns"] == 330 and row["inferred"] == ["cum_ns"]
+    assert all("inferred" not in r.to_json() for i, r in enumerate(result.rows) if i != 4)
+    item = next(r for r in result.review if (r.deal, r.column) == (5, "cum_ns"))
+    assert item.kind == "cumulative" and item.to_json()["kind"] == "cumulative"
+    assert "If the sheet says 300, the players added up wrong" in item.reason
+
+
+def test_an_unsure_reading_that_breaks_nothing_names_no_kind():
+    rows = running(SCORES)  # the last deal: E/W 90, cumulative 1970 -- or 40 and 1920, as likely
+    result = reconcile(sheet(rows, probs={(9, "ew"): [(90, 0.6), (80, 0.4)],
+                                          (9, "cum_ew"): [(1970, 0.6), (1960, 0.4)]}), explain=False)
+    item = next(r for r in result.review if (r.deal, r.column) == (10, "cum_ew"))
+    assert item.reason == "unsure reading: is it 1970 or 1960? The shown 1970 is the likelier; look at the sheet"
+    assert item.kind is None and "kind" not in item.to_json()
+
+
+# ----------------------------------------------------------------------------- the dealer column
+def _dealers(reading, written: dict[int, str]):
+    """Only the dealers in ``written`` (row index -> seat) on the sheet, the others left empty."""
+    for i, row in enumerate(reading.rows):
+        row.cells["dealer"] = CellReading([(written[i], 0.99)]) if i in written \
+            else CellReading([], blank=True)
+    return reading
+
+
+def test_dealers_not_written_are_the_rotations_and_marked():
+    result = reconcile(_dealers(sheet(running(SCORES)), {0: "S"}), explain=False)
+    rows = [r.to_json() for r in result.rows]
+    assert [r["dealer"] for r in rows] == list("SWNESWNESW")
+    assert "dealer_inferred" not in rows[0] and all(r["dealer_inferred"] is True for r in rows[1:])
+    assert not [f for f in result.flags if f.kind == "dealer"]
+
+
+def test_a_written_dealer_that_breaks_the_rotation_is_still_flagged():
+    result = reconcile(_dealers(sheet(running(SCORES)), {0: "S", 5: "E"}), explain=False)
+    # of the two written, the first is the anchor: the later one breaks the rotation
+    assert [(f.deal, f.written, f.expected) for f in result.flags if f.kind == "dealer"] == [(6, "E", "W")]
+    rows = [r.to_json() for r in result.rows]
+    assert rows[5]["dealer"] == "E" and "dealer_inferred" not in rows[5]
+    # nothing written after it: the deal went on round the table as it should have
+    assert [r["dealer"] for r in rows] == list("SWNESENESW")
+
+
+def test_no_dealer_written_anywhere_infers_nothing():
+    result = reconcile(_dealers(sheet(running(SCORES)), {}), explain=False)
+    assert all(r.values["dealer"] is None and not r.inferred for r in result.rows)
+
+
+# ----------------------------------------------------------------------------- the winners line
+def _winners(text, hint, names=("Smith / Jones", "Brown / Reid")):
+    rows = running(SCORES)  # N/S 1110, E/W 1970: E/W won
+    reading = sheet(rows, winners=hint)
+    reading.winners_text, reading.names = text, {"ns": names[0], "ew": names[1]}
+    return reconcile(reading, explain=False)
+
+
+def test_a_clearly_read_winners_line_naming_the_losers_is_flagged():
+    for text in ("N/S", "ns", "North / South", "Smith / Jones", "Smith Jones", "/ Jones Smith"):
+        result = _winners(text, "ns")
+        assert [f.kind for f in result.flags if f.kind == "winner"] == ["winner"], text
+        assert not any(r.column == "winners" for r in result.review)
+
+
+def test_a_loosely_read_winners_line_naming_the_losers_is_a_question():
+    """Half-read tokens and loose matches of the names give the reader's hint, not a flag."""
+    for text, names in (("WS", ("Smith / Jones", "Brown / Reid")), ("Sm J", ("Smith / Jones", "Brown / Reid")),
+                        ("Smith / Jones", ("Smith / Jones", None))):
+        result = _winners(text, "ns", names)
+        assert not [f for f in result.flags if f.kind == "winner"], text
+        item = next(r for r in result.review if r.column == "winners")
+        assert item.kind == "winner" and "seems to name N/S" in item.reason and "E/W have the higher" in item.reason
+    # a loosely read line naming the winners is no question at all
+    assert not any(r.column == "winners" for r in _winners("WE", "ew").review)
