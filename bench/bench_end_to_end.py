@@ -49,6 +49,12 @@ def flag_is_planted(flag: dict, truth: dict) -> bool:
     so the winners line, right by the written totals, names the pair the deals' scores make losers."""
     if any(_same(m, flag) for m in truth["mistakes"]):
         return True
+    if flag["kind"] == "missing_deal" and flag.get("deal") is not None and truth.get("cells"):
+        # a row the players left wholly empty (a passed-out deal written blank, its dealer not
+        # written): on the paper that is a missing deal
+        row = [c["text"] for c in truth["cells"] if c["row"] == str(flag["deal"])]
+        if row and not any(t.strip() for t in row):
+            return True
     if flag["kind"] == "winner" and truth["mistakes"]:
         ns = sum(r["ns"] or 0 for r in truth["rows"])
         ew = sum(r["ew"] or 0 for r in truth["rows"])

@@ -164,9 +164,10 @@ def _side_options(base, s_cell: CellModel, c_cell: CellModel, deal: int, side: s
 def _column_options(base: int, s_cell: CellModel, c_cell: CellModel, deal: int, side: str,
                     s: DecoderSettings) -> list[tuple]:
     """One side's (score, cumulative) read with the *other* side's score cell, for a score written
-    in the wrong column: only readings the reader proposed that add up, no mistake of their own."""
+    in the wrong column: a score the reader proposed, a cumulative that adds up (read, or one it
+    did not propose), no mistake of their own."""
     return [o for o in _side_options(base, s_cell, c_cell, deal, side, s)
-            if o[5] is None and o[2][1] == "read" and o[3][1] == "read"]
+            if o[5] is None and o[2][1] == "read" and o[3][1] in ("read", "inferred")]
 
 
 def decode(deals: list[DealInput], totals: dict[str, CellModel] | None,

@@ -29,8 +29,9 @@ class TrustSettings:
     none_sheet_cap: float = 0.05
     # widened candidates less likely than this are left out ...
     min_candidate: float = 0.005
-    # ... and so are those after this many ("none of these" included)
-    max_candidates: int = 5
+    # ... and so are those after this many ("none of these" included): where the reader could not
+    # tell, the value written is often its fifth or sixth candidate
+    max_candidates: int = 7
     # a cumulative read at least this sure ...
     sure_at: float = 0.99
     # ... on a sheet whose doubt is below this ...
@@ -65,7 +66,7 @@ class CellSettings:
     # probabilities below this count as this (costs stay finite)
     min_p: float = 1e-4
     # candidate values per cell the decoder tries
-    max_options: int = 4
+    max_options: int = 6
 
 
 @dataclass(frozen=True)
@@ -172,6 +173,9 @@ class WinnersSettings:
     name_match: float = 0.8
     # ... and at most this much like the other pair's
     other_below: float = 0.5
+    # the named pair is behind on the totals in readings of the sheet this probable in all (the
+    # totals rest on every number)
+    behind_at: float = 0.8
 
 
 @dataclass(frozen=True)

@@ -155,3 +155,33 @@ def test_a_loosely_read_winners_line_naming_the_losers_is_a_question():
         assert item.kind == "winner" and "seems to name N/S" in item.reason and "E/W have the higher" in item.reason
     # a loosely read line naming the winners is no question at all
     assert not any(r.column == "winners" for r in _winners("WE", "ew").review)
+
+
+def test_the_value_written_as_the_readers_sixth_candidate_is_still_tried():
+    """A cumulative the reader could not tell (its sixth candidate the value written), beside a
+    score it misread (150 for 250, 250 its one-digit variant): the two together are the reading
+    that adds up (generated sheet 140287 got a false flag at the next deal when only four
+    candidates were tried)."""
+    scores = [(100, 0), (0, 830), (250, 0), (0, 0), (0, 200)]
+    rows = running(scores)
+    probs = {(2, "ns"): [(150, 0.80), (550, 0.1), (350, 0.05), (None, 0.01)],
+             (2, "cum_ns"): [(None, 0.24), (160, 0.19), (260, 0.15), (60, 0.13), (300, 0.13), (350, 0.07)]}
+    reading = sheet(rows, probs=probs)
+    reading.rows[2].cells["ns"].near = {250: -2.5}
+    result = reconcile(reading, explain=False)
+    assert not [f for f in result.flags if f.kind == "cumulative"]
+    assert result.rows[2].values["cum_ns"] == 350 and result.rows[2].values["ns"] == 250
+
+
+def test_a_winners_flag_needs_totals_the_readings_agree_on():
+    """A clearly read winners line naming N/S (990), who are behind only if E/W's last score is 350
+    (read 0.55) rather than 50 (0.45): the winners line is a question, not a flag."""
+    rows = running([(100, 0), (0, 600), (0, 300), (170, 0), (60, 0), (660, 0), (0, 350)])
+    assert (rows[-1][2], rows[-1][3]) == (990, 1250)
+    sure = sheet(rows, winners="ns")
+    assert [f.kind for f in reconcile(sure, explain=False).flags if f.kind == "winner"] == ["winner"]
+    unsure = sheet(rows, winners="ns", probs={(6, "ew"): [(350, 0.55), (50, 0.45)],
+                                               (6, "cum_ew"): [(1250, 0.55), (950, 0.45)]})
+    result = reconcile(unsure, explain=False)
+    assert not [f for f in result.flags if f.kind == "winner"]
+    assert any(r.column == "winners" and r.kind == "winner" for r in result.review)
