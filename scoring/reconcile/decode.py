@@ -26,6 +26,25 @@ from scoring.reconcile.check import DealChecker, pair_problem
 from scoring.reconcile.settings import DEFAULT, DecoderSettings, ReconcileSettings
 
 
+def carry_like(written: int, expected: int) -> bool:
+    """Is ``written`` the classic slip of a person adding up ``expected``: a carry lost or added
+    (exactly 100 or 1000 off), or two neighbouring digits swapped?"""
+    if written < 0 or expected < 0:
+        return False
+    if abs(written - expected) in (100, 1000):
+        return True
+    a, b = str(written), str(expected)
+    return len(a) == len(b) and misread_shape(written, expected) == "swap"
+
+
+def slip_prior(written: int, expected: int, base_cost: float, s: DecoderSettings) -> float:
+    """The prior cost of the players writing ``written`` for ``expected``: less for a carry or a
+    swap (DecoderSettings.carry_discount), more for a number unlike a person's slip."""
+    if carry_like(written, expected):
+        return base_cost - s.carry_discount
+    return base_cost + (0.0 if slip_like(written, expected) else s.cost_odd_slip)
+
+
 def slip_like(written: int, expected: int) -> bool:
     """Does ``written`` look like a person's slip for ``expected``: one digit wrong, two
     neighbouring digits swapped, a 0 too many or too few, or off by a single digit's worth up
@@ -112,6 +131,11 @@ def _side_options(base, s_cell: CellModel, c_cell: CellModel, deal: int, side: s
     s_opts = list(s_cell.choices)
     c_opts = list(c_cell.choices)
     if base is not None:
+        # one-digit variants the reader itself finds likely: tried even where the other cell of
+        # the pair must then be read otherwise too (both cells misread)
+        for cell, opts in ((s_cell, s_opts), (c_cell, c_opts)):
+            opts += [(v, cell.other(v), "near")
+                     for v in cell.likely_variants(s.near_try_at, s.near_try)]
         # values the reader did not propose but the arithmetic implies
         for cv, _ccost, _csrc in list(c_opts):
             inferred = cv - base if cv is not None else None
@@ -124,11 +148,13 @@ def _side_options(base, s_cell: CellModel, c_cell: CellModel, deal: int, side: s
     seen = set()
     for sv, scost, ssrc in s_opts:
         for cv, ccost, csrc in c_opts:
-            if (ssrc == "inferred" and csrc == "inferred") or (sv, ssrc, cv, csrc) in seen:
+            if (ssrc == "inferred" and csrc == "inferred") or (ssrc == csrc == "near") \
+                    or (sv, ssrc, cv, csrc) in seen:
                 continue
             seen.add((sv, ssrc, cv, csrc))
             cost = scost + ccost
-            schoice, cchoice = (sv, ssrc), (cv, csrc)
+            schoice = (sv, "inferred" if ssrc == "near" else ssrc)
+            cchoice = (cv, "inferred" if csrc == "near" else csrc)
             if base is None:
                 out.append((cost, sv, schoice, cchoice, cv, None))
             elif sv is None:
@@ -143,8 +169,8 @@ def _side_options(base, s_cell: CellModel, c_cell: CellModel, deal: int, side: s
                 out.append((cost, sv, schoice, (None, "none", base + sv), base + sv, None))
             elif cv == base + sv:
                 out.append((cost, sv, schoice, cchoice, cv, None))
-            elif csrc == "read" and ssrc == "read":
-                prior = s.cost_cumulative + (0.0 if slip_like(cv, base + sv) else s.cost_odd_slip)
+            elif csrc == "read" and ssrc == "read":  # a mistake rests on what was read
+                prior = slip_prior(cv, base + sv, s.cost_cumulative, s)
                 for shape, new_base in (("slip", cv), ("copy", base + sv)):
                     m = Mistake(deal, "cumulative", side, col, cv, base + sv, base, sv, shape)
                     out.append((cost + prior, sv, schoice, cchoice, new_base, m))
@@ -372,7 +398,7 @@ def _finish(beam: list[_Node], totals: dict[str, CellModel] | None,
                     opts.append((o.cost, (o.value, source), None))
                 else:
                     m = Mistake(0, "total", side, side, o.value, base)
-                    prior = s.cost_total + (0.0 if slip_like(o.value, base) else s.cost_odd_slip)
+                    prior = slip_prior(o.value, base, s.cost_total, s)
                     opts.append((o.cost + prior, (o.value, "read"), m))
             if base is not None and base not in cell.values:
                 opts.append((cell.other(base), (base, "inferred"), None))

@@ -42,6 +42,12 @@ class TrustSettings:
     zero_sure_at: float = 0.99
     # ... keeps only this floor on any sheet: it almost never holds a number (1 in 34,000)
     zero_floor: float = 0.001
+    # on a sheet whose doubt is below this, a cell read at least runner_best sure ...
+    runner_doubt: float = 0.02
+    runner_best: float = 0.85
+    # ... has its other candidates (and the odds of its one-digit variants) scaled by this: there
+    # the reader claims its runner-ups far more often than they are what is written
+    runner_scale: float = 0.1
 
 
 @dataclass(frozen=True)
@@ -108,8 +114,15 @@ class DecoderSettings:
     cost_total: float = 6.5
     # ... of a score written in the other side's column (and added where it belongs)
     cost_column: float = 6.5
+    # less for the classic slips of a person adding up: a carry (100 or 1000 off), a swap
+    carry_discount: float = 0.0
     # extra for a wrong number unlike a person's slip (more like a misread)
     cost_odd_slip: float = 4.0
+    # a one-digit variant the reader finds at least 10 ** this as likely as its reading is tried
+    # even where the other cell of the pair must then be misread too ...
+    near_try_at: float = -3.0
+    # ... at most this many a cell
+    near_try: int = 4
     # beam nodes kept after each deal
     beam: int = 10
     # ... at most this many per pair of running totals (a misread path is not crowded out)
@@ -173,6 +186,8 @@ class WinnersSettings:
     name_match: float = 0.8
     # ... and at most this much like the other pair's
     other_below: float = 0.5
+    # ... or, where the other pair's names were not read, at least this much like the named pair's
+    name_alone: float = 0.9
     # the named pair is behind on the totals in readings of the sheet this probable in all (the
     # totals rest on every number)
     behind_at: float = 0.8

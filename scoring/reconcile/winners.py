@@ -54,7 +54,9 @@ def clearly_named(text: str | None, hint: str | None, names: dict[str, str | Non
     if _TOKENS[hint].fullmatch(token):
         return True
     other = "ew" if hint == "ns" else "ns"
-    if not names.get(hint) or not names.get(other):
+    if not names.get(hint):
         return False
+    if not names.get(other):  # the other pair's names not read: theirs to the letter
+        return similarity(text, names[hint]) >= settings.name_alone
     return similarity(text, names[hint]) >= settings.name_match \
         and similarity(text, names[other]) <= settings.other_below
