@@ -15,9 +15,10 @@ reconciliation it takes a minute or two.  A configuration (``--config``) is
 bench_reader_ablation's: "current", or reconciliation settings such as verdicts.flag_at=0.7.
 
 What is counted, per kind of mistake and per scan kind:
-- shown: the planted mistake is flagged at its deal, or a review item at its place names that
-  inconsistency (its ``kind`` is the mistake's: "a misread or the players' mistake", an empty row,
-  the Total row or the winners line in question) -- the issue's "nothing missed"; a flag of
+- shown: the planted mistake is flagged at its deal, or a review item at its place names an
+  inconsistency there (it has a ``kind``: "a misread or the players' mistake", a reading the
+  arithmetic overrode, a number a flag rests on, an empty row, the Total row or the winners line
+  in question) -- the issue's "nothing missed"; a flag of
   another kind at its deal (the inconsistency there, seen through a misread cell: a score read
   without its first digit flagged as a wrong cumulative) is counted apart, and is not a flag that
   names a real mistake;
@@ -152,9 +153,11 @@ def place(m: dict) -> tuple:
 
 
 def named_in_review(m: dict, review: list[dict]) -> bool:
-    """Is ``m`` in review at its place, the item naming that inconsistency (its kind)?"""
+    """Is ``m`` in review at its place, the item naming an inconsistency there (a review item with
+    a ``kind``: "a misread or the players' mistake", a reading the arithmetic overrode, a number a
+    flag rests on, an empty row, the Total row or the winners line in question)?"""
     deal, column = place(m)
-    return any(r.get("kind") == m["kind"] and r.get("deal") == deal
+    return any(r.get("kind") and r.get("deal") == deal
                and (column is None or r.get("column") == column) for r in review)
 
 

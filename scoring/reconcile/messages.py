@@ -61,6 +61,12 @@ def unsure(candidates: list) -> str:
             f"{values[0]} is the likelier; look at the sheet")
 
 
+def flag_rests_on(deal: int, shown, maybe: str) -> str:
+    """Review: a number, read unsurely, that the cumulative flag at ``deal`` rests on."""
+    return (f"the flag at deal {deal} rests on this number, read unsurely as {shown}{maybe}: check "
+            "it first -- if the sheet says otherwise here, the players' mistake is here instead")
+
+
 def read_as_but(read, shown) -> str:
     """Review: a cell whose reading the arithmetic overrode; the row shows ``shown``."""
     what = "empty" if read == 0 else str(read)

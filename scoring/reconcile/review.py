@@ -17,8 +17,8 @@ from scoring.reconcile.settings import DEFAULT, ReconcileSettings
 from scoring.sheet import CellReading, ReconciledRow, ReviewItem, RowReading
 
 # review reasons by how telling they are, first the most (a cell keeps one item: _one_per_cell)
-REVIEW_PRIORITY = ("a misread or", "could not be read", "read as", "hard to read", "blank?",
-                   "dealer", "unsure reading")
+REVIEW_PRIORITY = ("a misread or", "could not be read", "read as", "the flag at", "hard to read",
+                   "blank?", "dealer", "unsure reading")
 
 
 def overridden(value, p: float, post: list[tuple[object, float]],
@@ -128,6 +128,29 @@ def rows(readings: list[RowReading], empty: list[bool], hyps: list[Hypothesis],
 def column_kind(col: str) -> str:
     """The flag kind a wrong value in number column ``col`` would be."""
     return "cumulative" if col.startswith("cum_") else "score"
+
+
+def flag_support(flags, rows: list[RowReading], out_rows: list[ReconciledRow],
+                 review: list[ReviewItem], settings: ReconcileSettings = DEFAULT) -> None:
+    """A review item on each number a cumulative flag rests on -- the cumulative before and the
+    deal's score -- that the reader read less surely than support_below: if the sheet says
+    otherwise there, the players' mistake is there, not where it is flagged."""
+    index = {r.deal: i for i, r in enumerate(rows)}
+    for flag in flags:
+        i = index.get(flag.deal)
+        if flag.kind != "cumulative" or i is None or flag.side not in ("ns", "ew"):
+            continue
+        support = [(i, flag.side)] + ([(i - 1, "cum_" + flag.side)] if i else [])
+        for j, col in support:
+            cell, shown = rows[j].cells.get(col), out_rows[j].values.get(col)
+            if cell is None or shown is None:
+                continue
+            own = values(cell.candidates)[0] or ({0: 1.0} if cell.blank else {})
+            if own.get(shown, 0.0) < settings.verdicts.support_below:
+                read = [(v, round(q, 4)) for v, q in cell.candidates]
+                reason = messages.flag_rests_on(flag.deal, shown, maybe(read, shown))
+                review.append(ReviewItem(rows[j].deal, col, read or [(shown, 0.0)], reason,
+                                         kind="cumulative"))
 
 
 def unread_candidates(read: list, implied: object) -> list[tuple[object, float]]:

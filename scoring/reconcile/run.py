@@ -55,6 +55,7 @@ def reconcile(reading: SheetReading, rules=None, settings: ReconcileSettings = D
         flagged = verdicts.mistake_flags(hyps, last_deal, flags, items, settings)
     shown = review.shown(hyps, flagged)
     out_rows = review.rows(rows, empty, hyps, items, shown, settings)
+    review.flag_support(flags, rows, out_rows, items, settings)
     verdicts.dealer_flags(rows, out_rows, flags, items, temperature, settings)
     verdicts.missing_flags(rows, deals, empty, flags, items, settings)
     totals_out, final = sheet_totals(shown, out_rows, empty, settings)

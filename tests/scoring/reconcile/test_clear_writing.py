@@ -227,3 +227,21 @@ def test_both_cells_of_a_deal_misread_is_tried_before_a_mistake_on_the_next():
     assert not [f for f in result.flags if f.kind == "cumulative"]
     assert result.rows[i].values["ew"] == 250 and result.rows[i].values["cum_ew"] == 1410
     assert set(result.rows[i].inferred) == {"ew", "cum_ew"}
+
+
+def test_a_number_a_flag_rests_on_read_unsurely_is_named_for_a_check():
+    """A slip flagged at deal 6 whose base -- deal 5's N/S cumulative -- the reader could hardly
+    read: the flag stands (every other reading needs a mistake too), and deal 5's cumulative is a
+    review item saying the mistake may be there (generated sheet 140387: a score of 8200 at deal 5,
+    read as 200, was flagged as a slip at deal 6 and nothing pointed at deal 5)."""
+    rows = running(SCORES)
+    rows = [r if i < 5 else (r[0], r[1], r[2] + 1000, r[3]) for i, r in enumerate(rows)]
+    probs = {(4, "cum_ns"): [(None, 0.3), (330, 0.15), (380, 0.1), (830, 0.1)]}
+    result = reconcile(sheet(rows, probs=probs), explain=False)
+    assert [(f.deal, f.side) for f in result.flags if f.kind == "cumulative"] == [(6, "ns")]
+    item = next(r for r in result.review if (r.deal, r.column) == (5, "cum_ns"))
+    assert item.kind == "cumulative" and item.reason.startswith("the flag at deal 6 rests on this number")
+    # read surely, the same number is no question
+    sure = reconcile(sheet(rows), explain=False)
+    assert [(f.deal, f.side) for f in sure.flags if f.kind == "cumulative"] == [(6, "ns")]
+    assert not any(r.deal == 5 for r in sure.review)
