@@ -3,7 +3,10 @@
     OMP_NUM_THREADS=1 OMP_THREAD_LIMIT=1 python -m bench.bench_mistakes [--ranges dev,held-out]
         [--config SPEC ...] [--details]
 
-Each range named is reported on its own, then all of them together.
+Each range named is reported on its own, then all of them together.  ``--tree DIR`` reconciles
+the same cached readings with the code of another checkout (``git archive COMMIT | tar -x -C
+DIR``), for a before/after; its review items, from before they carried a ``kind``, count as naming
+a mistake when they are at its place and say more than "unsure reading" or "blank?".
 
 The sheets: the generator's every kind of planted mistake (samples.content.ALL_MISTAKES, the carry
 slip and the score in the wrong column among them) on half the sheets, a quarter of those with two;
@@ -35,9 +38,14 @@ What is counted, per kind of mistake and per scan kind:
 from __future__ import annotations
 
 import argparse
+import json
+import os
+import pickle
 import random
 import statistics
+import subprocess
 import sys
+import tempfile
 import time
 from collections import defaultdict
 from dataclasses import dataclass, field
@@ -152,6 +160,34 @@ def place(m: dict) -> tuple:
     return (m["deal"], None)
 
 
+def _loosely_named(m: dict, review: list[dict]) -> bool:
+    """For an older tree's output (no ``kind``): a review item at ``m``'s place that says more than
+    that the reading is unsure."""
+    deal, column = place(m)
+    return any(r.get("deal") == deal and (column is None or r.get("column") == column)
+               and not str(r.get("reason", "")).startswith(("unsure reading", "blank?"))
+               for r in review)
+
+
+def other_tree(tree: str, data) -> dict[str, dict]:
+    """Each sheet's reconciled object made by the code in ``tree`` (a subprocess with its modules
+    first on the path), by source."""
+    with tempfile.TemporaryDirectory() as tmp:
+        readings = os.path.join(tmp, "readings.pkl")
+        with open(readings, "wb") as fh:
+            pickle.dump([r for _, _, found, r in data if found], fh)
+        script = ("import json, pickle, sys\n"
+                  "from scoring.reconcile import reconcile\n"
+                  "rs = pickle.load(open(sys.argv[1], 'rb'))\n"
+                  "json.dump({r.source: reconcile(r, explain=False).to_json() for r in rs},"
+                  " open(sys.argv[2], 'w'))\n")
+        out = os.path.join(tmp, "out.json")
+        subprocess.run([sys.executable, "-c", script, readings, out], check=True, cwd=tree,
+                       env=dict(os.environ, PYTHONPATH=os.path.abspath(tree)))
+        with open(out) as fh:
+            return json.load(fh)
+
+
 def named_in_review(m: dict, review: list[dict]) -> bool:
     """Is ``m`` in review at its place, the item naming an inconsistency there (a review item with
     a ``kind``: "a misread or the players' mistake", a reading the arithmetic overrode, a number a
@@ -197,7 +233,9 @@ class Sheets:
     reviews: list[int] = field(default_factory=list)
 
 
-def measure(data, settings, details: bool = False) -> dict:
+def measure(data, settings, details: bool = False, outputs: dict | None = None) -> dict:
+    """The counts over ``data``, reconciled with ``settings`` (or taken from ``outputs``: source ->
+    object, made by another tree)."""
     by_kind: dict[str, Tally] = defaultdict(Tally)
     by_scan: dict[str, Tally] = defaultdict(Tally)
     sheets: dict[str, Sheets] = defaultdict(Sheets)  # by scan kind, and "all"
@@ -208,9 +246,12 @@ def measure(data, settings, details: bool = False) -> dict:
         if not found:
             missing += 1
             continue
-        t0 = time.process_time()
-        obj = reconcile(reading, settings=settings, explain=False).to_json()
-        cpu.append(time.process_time() - t0)
+        if outputs is not None:
+            obj = outputs[reading.source]
+        else:
+            t0 = time.process_time()
+            obj = reconcile(reading, settings=settings, explain=False).to_json()
+            cpu.append(time.process_time() - t0)
         written = {(c["row"], c["key"]): truth_value(c["key"], c["text"]) for c in truth["cells"]}
         score = score_sheet(obj, truth)
         scan = truth["scan"]
@@ -231,7 +272,8 @@ def measure(data, settings, details: bool = False) -> dict:
                 right_after_all += 1
                 continue
             flagged = flagged_right(m, obj["flags"])
-            shown = flagged or named_in_review(m, obj["review"])
+            shown = flagged or (named_in_review(m, obj["review"]) if outputs is None
+                                else _loosely_named(m, obj["review"]))
             other = m.get("deal") is not None and any(f.get("deal") == m["deal"] for f in obj["flags"])
             ok = legible(m, truth, written, reading)
             for tally in (by_kind[m["detail"]], by_kind["all"], by_scan[scan]):
@@ -303,6 +345,7 @@ def main(argv: list[str]) -> int:
     ap.add_argument("--config", action="append", default=[], help="bench_reader_ablation's configurations")
     ap.add_argument("--details", action="store_true", help="each mistake not shown or legible and not flagged,"
                     " and each false flag (stderr)")
+    ap.add_argument("--tree", help="reconcile with the code of this checkout instead (a before/after)")
     args = ap.parse_args(argv)
     names = args.ranges.split(",")
     bad = [n for n in names if n not in RANGES]
@@ -319,8 +362,10 @@ def main(argv: list[str]) -> int:
             parts.append(("all", [d for name in names for d in loaded[key][name]], names))
         for name, data, group in parts:
             seeds = ", ".join(f"{s}-{s + n - 1}" for g in group for s, n in RANGES[g])
-            print(report(measure(data, settings, args.details and name != "all"),
-                         f"{spec}, {name}: {len(data)} sheets, seeds {seeds}") + "\n")
+            outputs = other_tree(args.tree, data) if args.tree else None
+            title = args.tree if args.tree else spec
+            print(report(measure(data, settings, args.details and name != "all", outputs),
+                         f"{title}, {name}: {len(data)} sheets, seeds {seeds}") + "\n")
     return 0
 
 
