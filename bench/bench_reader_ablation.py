@@ -79,14 +79,17 @@ READER_FIELDS = {"readnone": "none_floor", "second": "second_share", "secondbelo
 
 # the code that makes the cached sheets and tables: a change to any of it makes new caches (a cache
 # of old tables would go on measuring the old code)
+# (glob patterns from the repository's root; the table finder is a package, ocr/table/)
 TABLE_CODE = ("samples/generate.py", "samples/content.py", "samples/fill.py", "samples/hands.py",
-              "samples/scan.py", "ocr/form.py", "ocr/load.py", "ocr/page.py", "ocr/table.py",
+              "samples/scan.py", "ocr/form.py", "ocr/load.py", "ocr/page.py", "ocr/table/*.py",
+              "ocr/grid.py", "ocr/dewarp.py", "ocr/partial.py", "ocr/settings.py",
               "ocr/cells.py", "ocr/printed.py", "ocr/tess.py", "ocr/pipeline.py", "ocr/data.py",
               "scoring/formspec.py")
 
 
 def _table_code() -> bytes:
-    return b"".join((ROOT / name).read_bytes() for name in TABLE_CODE)
+    files = [p for pattern in TABLE_CODE for p in sorted(ROOT.glob(pattern))]
+    return b"".join(p.read_bytes() for p in files)
 
 
 def tables(seed: int, count: int, options=None, tag: str = "") -> list[tuple[int, dict, object]]:
@@ -138,8 +141,9 @@ def configure(spec: str) -> tuple[tuple, CellReader, ReconcileSettings]:
 
 
 def reader_code() -> bytes:
-    """The reading code: every module of ocr/ (a change to any of them may change a reading)."""
-    return b"".join(p.read_bytes() for p in sorted((ROOT / "ocr").glob("*.py")))
+    """The reading code: every module of ocr/ and its packages (a change to any of them may change
+    a reading)."""
+    return b"".join(p.read_bytes() for p in sorted((ROOT / "ocr").rglob("*.py")))
 
 
 def readings(seed: int, count: int, sheets, key: tuple, reader: CellReader, tag: str = "") -> list:
