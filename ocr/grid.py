@@ -442,6 +442,8 @@ def _largest(cells: list[Cell], links: dict, settings: GeometrySettings, count: 
     for lat in sorted(build_lattices(cells, links), key=lambda la: -len(la.place)):
         if len(out) >= count or len(lat.place) < settings.grid_min_cells:
             break
+        if min(len(lat.rows), len(lat.cols)) > 2 * settings.grid_max_across:
+            continue  # ruled paper far wider than a table both ways: not worth placing again
         group = set(lat.place.values())
         own = {k: v for k, v in links.items() if k[0] in group}
         for _ in range(3):
