@@ -277,6 +277,14 @@ def straighten_photo(page: Page, settings: GeometrySettings | None = None) -> St
             grid, model = better, refined
     rows, cols = grid.shape
     xs, ys = model.xs, model.ys
+    found = grid.found.copy()
+    w = np.diff(xs)
+    if cols == 5 and max(w[0], w[1]) < min(w[2:]):
+        # the deal-number and dealer columns and three score columns: the last one (the cumulative
+        # E/W, its rulings written over or curled out of the light) was lost; it lies beside them,
+        # as wide as a score column, where the model takes it
+        xs = np.append(xs, xs[-1] + float(np.median(w[2:])))
+        found = np.hstack([found, np.zeros((found.shape[0], 1), bool)])
     # the canvas: the printed page around the table (title, names and winners above it; the
     # scoring table, on the classic printing, to its right), in row heights
     missing = max(0, settings.photo_table_rows - rows)
@@ -299,7 +307,7 @@ def straighten_photo(page: Page, settings: GeometrySettings | None = None) -> St
     h, _ = cv2.findHomography(canvas.astype(np.float64), g[::3, ::3].reshape(-1, 2).astype(np.float64), 0)
     if h is None:
         h = np.eye(3)
-    rulings = TableRulings((xs - x0) * per, (ys - y0) * per, grid.found.copy())
+    rulings = TableRulings((xs - x0) * per, (ys - y0) * per, found)
     return StraightPage(page=page, image=image, to_original=h / h[2, 2], grid=g, grid_step=step,
                         px_mm=per / ROW_MM, table_rulings=rulings)
 

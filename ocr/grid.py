@@ -436,10 +436,14 @@ def find_grid(ink: np.ndarray, settings: GeometrySettings, down: np.ndarray | No
 
 
 def _largest(cells: list[Cell], links: dict, settings: GeometrySettings, count: int = 3) -> list[Lattice]:
-    """The ``count`` largest lattices of ``cells``, each placed again without its misfits."""
+    """The ``count`` largest lattices of ``cells``, each placed again without its misfits, passing
+    over lattices wider than a deal table both ways (GeometrySettings.grid_max_across)."""
     out = []
-    lats = sorted(build_lattices(cells, links), key=lambda la: -len(la.place))[:count]
-    for lat in lats:
+    for lat in sorted(build_lattices(cells, links), key=lambda la: -len(la.place)):
+        if len(out) >= count or len(lat.place) < settings.grid_min_cells:
+            break
+        if min(len(lat.rows), len(lat.cols)) > 2 * settings.grid_max_across:
+            continue  # ruled paper far wider than a table both ways: not worth placing again
         group = set(lat.place.values())
         own = {k: v for k, v in links.items() if k[0] in group}
         for _ in range(3):
@@ -453,5 +457,7 @@ def _largest(cells: list[Cell], links: dict, settings: GeometrySettings, count: 
             if not again:
                 break
             lat = max(again, key=lambda la: len(la.place))
+        if min(len(lat.rows), len(lat.cols)) > settings.grid_max_across:
+            continue  # ruled paper around the table: its own lattice, passed over
         out.append(lat)
     return out

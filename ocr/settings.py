@@ -91,6 +91,9 @@ class GeometrySettings:
     #   median: outside, it is two cells merged or a piece of one, and is dropped
     grid_other_weight: float = 0.35  # a lattice not six columns wide weighs this share of its cells
     grid_min_cells: int = 12  # fewer linked cells than this are no table
+    # a lattice more than this many cells across both ways is ruled paper (graph paper, a squared
+    grid_max_across: int = 10
+    #   notebook) under or around the sheet, never the six-column deal table
     # ink levels tried for the paper patches
     grid_thresholds: tuple[int, ...] = (230, 215, 200, 240)
     #   (thin rulings blurred by a phone reach ~215-225; dim, noisy photos need the darker levels)

@@ -27,7 +27,8 @@ def structural_labels(rulings: TableRulings) -> list[str | None] | None:
     show it: under Score and Cumulative the header's N/S and E/W row is ruled into four cells where
     the deal-number and dealer columns have one cell two rows high (which the lattice does not
     hold), and so is the wide printing's Total row under deal 30 (its label spans both columns).
-    Such a row at the top comes before deal 1; at the bottom, after deal 30."""
+    Such a row at the top comes before deal 1; at the bottom, after deal 30.  Exactly thirty
+    consecutive rows that look like deal rows, and no other, are deals 1-30."""
     found = rulings.found
     n = found.shape[0]
     if found.shape[1] != N_COLS or n < 3:
@@ -45,6 +46,13 @@ def structural_labels(rulings: TableRulings) -> list[str | None] | None:
     last = next((i for i in range(n - 1, max(0, n - 3), -1) if split(i) and full(i - 1)), None)
     if last is not None:
         return [str(DEALS - (last - 1 - i)) if 1 <= DEALS - (last - 1 - i) <= DEALS else None for i in range(n)]
+    # exactly thirty deal-like rows in one run (a label cell and two more), and no other: the
+    # thirty deals (the header and Total rows linked in part, or not at all)
+    like = [bool(found[i, 0] or found[i, 1]) and found[i].sum() >= 3 for i in range(n)]
+    if sum(like) == DEALS:
+        start = like.index(True)
+        if all(like[start:start + DEALS]):
+            return [str(i - start + 1) if start <= i < start + DEALS else None for i in range(n)]
     return None
 
 

@@ -62,3 +62,18 @@ def test_a_cell_split_by_a_stroke_does_not_shift_the_row(monkeypatch):
     monkeypatch.setattr(grid_mod, "misfits", lambda lat, settings: set())  # without the check
     blind = find_grid(ink, GeometrySettings())
     assert blind is None or blind.shape != (31, 6) or blind.found.sum() != 31 * 6 - 1
+
+
+def test_the_table_is_found_on_graph_paper_ruled_all_round_it():
+    """Squared paper under and around the sheet is a lattice of thousands of cells, far larger than
+    the table's: it is passed over (wider than a deal table both ways), not taken for the table."""
+    ink, top_left = _drawn_table(30.0)
+    squares = np.zeros_like(ink)
+    squares[:, ::16] = 255
+    squares[::16, :] = 255
+    table = cv2.dilate(ink, np.ones((3, 3), np.uint8))
+    hull = cv2.convexHull(cv2.findNonZero(table))
+    cv2.fillPoly(squares, [hull], 0)  # the table's own area left clear
+    grid = find_grid(cv2.bitwise_or(ink, squares), GeometrySettings())
+    assert grid is not None and grid.shape == (31, 6)
+    assert np.hypot(*(grid.nodes[0, 0] - top_left)) < 4

@@ -102,3 +102,26 @@ def test_a_table_cut_in_half_is_read_in_part_with_the_precise_message(side, deal
     assert table.deal_rows == [str(d) for d in range(shown[0], shown[1] + 1)]
     assert [m.message for m in table.missing] == [message]
     assert cells_right(table, truth) == ""
+
+
+def test_a_last_column_the_lattice_lost_is_put_beside_the_other_five():
+    """The cumulative E/W column's rulings lost (written over, or curled out of the light): the
+    lattice holds five columns, the deal-number and dealer columns narrow at the left; the sixth is
+    put beside them where the table's right edge is."""
+    from ocr.dewarp import straighten_photo
+
+    page, truth = photo(2001, "perspective")
+    img = page.image.copy()
+    quads = {(c["row"], c["key"]): np.array(c["quad"], np.float64) for c in truth["cells"]}
+    for deal in range(1, 30):  # the rulings between the column's cells, rubbed out
+        q, below = quads[(str(deal), "cum_ew")], quads[(str(deal + 1), "cum_ew")]
+        a, b = (q[3] + below[0]) / 2, (q[2] + below[1]) / 2
+        a, b = a + 0.1 * (b - a), b - 0.1 * (b - a)
+        cv2.line(img, tuple(int(v) for v in a), tuple(int(v) for v in b), (255, 255, 255), 7)
+    straight = straighten_photo(Page(page.source, 0, img))
+    assert straight is not None
+    xs = straight.table_rulings.xs
+    assert len(xs) == 7
+    right = np.array([[quads[("15", "cum_ew")][1]]], np.float64)
+    on_canvas = cv2.perspectiveTransform(right, np.linalg.inv(straight.to_original))[0, 0]
+    assert abs(on_canvas[0] - xs[-1]) < 0.25 * (xs[-1] - xs[-2])

@@ -3,9 +3,12 @@
 - ``blotted.jpg``: sample 01 with three number cells scribbled over (unreadable: review items
   whose values the arithmetic knows) besides its own unsure cell;
 - ``photo.jpg``: sample 02 as it is (a players' cumulative mistake: a flag);
-- ``turned.jpg``: sample 03 turned 30 degrees on white paper, squared like graph paper all round
-  its deal table (ruled clutter in which the geometry finds no table today: a sheet to click the
-  corners of); ``turned_corners()`` are its deal table's corners on that page.
+- ``turned.jpg``: sample 03 with its deal table's rulings dotted (a 2-pixel gap every 24: a worn
+  printer's lines, so no cell is closed for the photo path's lattice), turned 30 degrees on white
+  paper, squared like graph paper all round its deal table (ruled clutter the scan path's
+  straightening takes for the page's rulings): a sheet the geometry finds no table on, to click the
+  corners of (once upright, the table stage joins the dots); ``turned_corners()`` are its deal
+  table's corners on that page.
 """
 
 from __future__ import annotations
@@ -62,8 +65,29 @@ def _turn_matrix(w: int, h: int) -> tuple[np.ndarray, int]:
 GRID_STEP, GRID_GREY = 25, 150  # the squares ruled all round the table: pixels, grey level
 
 
+DOT_STEP, DOT_GAP = 24, 2  # the deal table's rulings broken this many pixels in every DOT_STEP
+
+
+def dotted(img: np.ndarray, name: str) -> np.ndarray:
+    """``img`` (the sample ``name``) with the rulings round every cell of its deal table broken
+    into dashes: a gap of DOT_GAP pixels across each ruling every DOT_STEP pixels along it."""
+    out = img.copy()
+    for (row, _key), q in _quads(name).items():
+        if not row:
+            continue
+        for a, b in zip(q, np.roll(q, -1, axis=0), strict=True):
+            length = float(np.linalg.norm(b - a))
+            u = (b - a) / length
+            v = np.array([-u[1], u[0]]) * 4
+            for t in np.arange(0.0, length, DOT_STEP):
+                p = a + u * t
+                gap = np.array([p - v, p - v + DOT_GAP * u, p + v + DOT_GAP * u, p + v], np.int32)
+                cv2.fillConvexPoly(out, gap, (255, 255, 255))
+    return out
+
+
 def turned(out: Path) -> Path:
-    img = cv2.imread(str(SCANS / f"{TURNED}.jpg"))
+    img = dotted(cv2.imread(str(SCANS / f"{TURNED}.jpg")), TURNED)
     m, side = _turn_matrix(img.shape[1], img.shape[0])
     page = cv2.warpPerspective(img, m, (side, side), borderValue=(255, 255, 255))
     squares = np.full((side, side), 255, np.uint8)

@@ -65,3 +65,29 @@ def test_spans_and_conditions_are_checked():
         render_photo(7, conditions=("fog",))
     with pytest.raises(ValueError, match="unknown span"):
         render_photo(7, span="extreme")
+
+
+def test_a_thin_ruling_seen_from_afar_stays_a_line_not_dashes():
+    """A 1-pixel ruling of the 200-dpi page seen at a third of its resolution and a slight tilt:
+    each photo pixel gathers its footprint (the line comes out faint but unbroken), where sampling
+    the page point by point hits the line only every few pixels."""
+    import cv2
+
+    from samples.photo3d import _sample_sheet
+
+    page = np.full((600, 900, 3), 255, np.float32)
+    page[300, :, :] = 0  # one ruling, a pixel thick
+    h, w = 180, 270
+    a = np.deg2rad(2.0)
+    yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
+    cx, cy = xx - w / 2, yy - h / 2
+    sx = (np.cos(a) * cx - np.sin(a) * cy) * 3.3 + 450
+    sy = (np.sin(a) * cx + np.cos(a) * cy) * 3.3 + 300
+    sheet_map = np.stack([sx, sy], axis=-1).astype(np.float32)
+    on = (sx >= 0) & (sx < 899) & (sy >= 0) & (sy < 599)
+    seen = _sample_sheet(page, sheet_map, on)[..., 0]
+    cols = range(40, w - 40)
+    darkest = [seen[:, x].min() for x in cols]  # the line's pixel in each column
+    assert max(darkest) < 235  # every column shows the line
+    point = cv2.remap(page, sx.astype(np.float32), sy.astype(np.float32), cv2.INTER_LINEAR)[..., 0]
+    assert max(point[:, x].min() for x in cols) > 250  # point sampling leaves gaps
