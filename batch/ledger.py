@@ -98,6 +98,45 @@ CREATE INDEX IF NOT EXISTS flags_sheet ON flags(sheet_id);
 CREATE INDEX IF NOT EXISTS reviews_sheet ON reviews(sheet_id);
 """
 
+# The competition (competition/store.py reads and writes these): its pairs, its draw, and each
+# sheet's match.  A block of its own, created in every ledger opened for writing (new or old: CREATE
+# ... IF NOT EXISTS changes nothing the schema version counts).  comp_sheets has no foreign key on
+# purpose: an organiser's answer to "which match is this sheet?" outlives a re-read of the sheet.
+COMPETITION_SCHEMA = """
+CREATE TABLE IF NOT EXISTS comp_pairs (
+    pair TEXT PRIMARY KEY,
+    names TEXT NOT NULL,
+    grade TEXT NOT NULL,
+    emails TEXT NOT NULL DEFAULT '',
+    area TEXT NOT NULL DEFAULT '',
+    position INTEGER NOT NULL
+);
+CREATE TABLE IF NOT EXISTS comp_draw (
+    match TEXT PRIMARY KEY,
+    round INTEGER NOT NULL,
+    pair_a TEXT NOT NULL,
+    pair_b TEXT,
+    deadline TEXT,
+    position INTEGER NOT NULL
+);
+CREATE TABLE IF NOT EXISTS comp_sheets (
+    sheet_id TEXT PRIMARY KEY,
+    match TEXT,
+    ns TEXT,
+    weight REAL,
+    decided TEXT NOT NULL CHECK (decided IN ('auto', 'review', 'none', 'organiser')),
+    candidates TEXT NOT NULL,
+    winners TEXT,
+    at TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS comp_lines (
+    sheet_id TEXT NOT NULL,
+    field TEXT NOT NULL,
+    model TEXT NOT NULL,
+    frames BLOB NOT NULL,
+    PRIMARY KEY (sheet_id, field)
+);
+"""
 
 # Failures another try may mend (a run killed for time or memory), as the runner words them.
 RETRY_ERRORS = ("time limit exceeded", "worker process died")
@@ -335,8 +374,11 @@ class Ledger:
     def _migrate(self, new: bool) -> None:
         """Create a new ledger, or upgrade an older one in place; each in one transaction."""
         if new:
-            self._script(_SCHEMA + f"INSERT INTO schema_version (version) VALUES ({SCHEMA_VERSION});")
+            self._script(_SCHEMA + COMPETITION_SCHEMA
+                         + f"INSERT INTO schema_version (version) VALUES ({SCHEMA_VERSION});")
             return
+        if not {"comp_pairs", "comp_draw", "comp_sheets", "comp_lines"} <= self._tables():
+            self._script(COMPETITION_SCHEMA)
         (version,) = self.db.execute("SELECT version FROM schema_version").fetchone()
         if version == 1:  # retry bookkeeping; earlier time-outs and dead workers become retries
             self._script(f"""
@@ -347,6 +389,9 @@ class Ledger:
                 UPDATE scans SET retry = 1 WHERE failures > 0 AND EXISTS (SELECT 1 FROM sheets sh
                     WHERE sh.scan_id = scans.id AND ({_RETRY_SQL}));
                 UPDATE schema_version SET version = {SCHEMA_VERSION};""")
+
+    def _tables(self) -> set[str]:
+        return {r[0] for r in self.db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
 
     def _probe_write(self) -> None:
         """Write (and roll back) the header's user version: a ledger that cannot be written (a

@@ -1,0 +1,94 @@
+"""What a sheet says about which match it is, kept with its reading (``SheetReading.meta["clues"]``)
+so a competition can match it later, against whatever roster it has then, without the image:
+
+- ``qr``: the texts of the QR codes in the top band of the straightened page, where a match's
+  printed form has its code (ocr/matchform.py), decoded with OpenCV (ocr/qr.py);
+- ``lines``: the names and winners lines as small grey PNG crops (base64), the writing cut out with
+  a little paper around it and scaled to the names recogniser's input height (ocr/ppocr.py), so
+  the competition can score each roster pair's names against them (competition/names.py).
+
+Never raises: a clue that cannot be had is left out.
+"""
+
+from __future__ import annotations
+
+import base64
+
+import cv2
+import numpy as np
+
+from ocr.data import Table
+from ocr.ppocr import HEIGHT, writing_crop
+from ocr.qr import decode_codes
+
+LINE_FIELDS = ("names_ns", "names_ew", "winners")
+QR_BAND = 0.25  # the top quarter of the straightened page holds the code of our printed forms
+LINE_MARGIN = 0.15  # paper around the writing, x its height (as ocr.ppocr.read_line cuts it)
+PAPER_BELOW = 25
+MIN_CONTRAST = 30  # the darkest writing this much darker than the paper, or the field is empty
+INK_SHARE = 0.4  # ink: darker than the paper by this share of the darkest writing (pencil too)  # grey levels within this of the crop's paper become paper: small, clean PNGs
+
+
+def line_crop(grey: np.ndarray, margin: float = LINE_MARGIN) -> np.ndarray | None:
+    """A text field's writing as the recogniser reads it: cut to its ink with ``margin`` of paper,
+    HEIGHT rows high, faint paper noise whitened; None when the field holds no writing."""
+    g = np.asarray(grey)
+    if g.ndim == 3:
+        g = cv2.cvtColor(g, cv2.COLOR_BGR2GRAY)
+    if g.size == 0:
+        return None
+    paper = int(np.percentile(g, 50))
+    contrast = paper - int(np.percentile(g, 0.5))
+    if contrast < MIN_CONTRAST:
+        return None
+    ink = g < paper - max(MIN_CONTRAST // 2, contrast * INK_SHARE)
+    rows = np.flatnonzero(ink.sum(axis=1) >= 2)
+    cols = np.flatnonzero(ink.sum(axis=0) >= 2)
+    if len(rows) == 0 or len(cols) == 0 or ink.sum() < 12:
+        return None
+    crop = writing_crop(g, (int(rows[0]), int(rows[-1]) + 1), (int(cols[0]), int(cols[-1]) + 1),
+                        margin)
+    width = max(1, round(HEIGHT * crop.shape[1] / crop.shape[0]))
+    crop = cv2.resize(crop, (width, HEIGHT),
+                      interpolation=cv2.INTER_AREA if crop.shape[0] > HEIGHT else cv2.INTER_LINEAR)
+    crop[crop >= paper - PAPER_BELOW] = 255
+    return crop
+
+
+def encode_png(grey: np.ndarray) -> str:
+    ok, buf = cv2.imencode(".png", grey, [cv2.IMWRITE_PNG_COMPRESSION, 9])
+    if not ok:
+        raise ValueError("PNG encoding failed")
+    return base64.b64encode(buf.tobytes()).decode("ascii")
+
+
+def decode_png(text: str) -> np.ndarray:
+    """A crop stored by :func:`encode_png` back as a grey image; raises ValueError when damaged."""
+    try:
+        data = np.frombuffer(base64.b64decode(text, validate=True), np.uint8)
+    except (ValueError, TypeError) as exc:
+        raise ValueError(f"stored line crop is not base64: {exc}") from None
+    image = cv2.imdecode(data, cv2.IMREAD_GRAYSCALE) if data.size else None
+    if image is None:
+        raise ValueError("stored line crop is not a PNG image")
+    return image
+
+
+def sheet_clues(table: Table) -> dict:
+    """The clues of one straightened, cut sheet: {"qr": [...], "lines": {field: png}}."""
+    out: dict = {"qr": [], "lines": {}}
+    try:
+        image = table.straight.image
+        band = image[: max(1, int(round(QR_BAND * image.shape[0])))]
+        out["qr"] = decode_codes(band)
+    except (cv2.error, ValueError, AttributeError):
+        pass
+    for cell in table.cells:
+        if cell.key in LINE_FIELDS and cell.key not in out["lines"]:
+            try:
+                crop = line_crop(cell.image)
+                if crop is not None:
+                    out["lines"][cell.key] = encode_png(crop)
+            except (cv2.error, ValueError):
+                continue
+    return out
