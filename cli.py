@@ -384,9 +384,32 @@ def run_batch_command(inputs: list[str], out: str, jobs: int | None = None, forc
         print(f"note: house rules changed; run `rubberscan audit {out}` to re-score earlier sheets",
               file=sys.stderr)
     print(f"report: {out_dir / REPORT_NAME}")
+    if not summary.interrupted:
+        _refresh_competition(out_dir)
     if summary.interrupted:
         return ExitCode.INTERRUPTED
     return ExitCode.SOME_FAILED if summary.failed or summary.failed_before else ExitCode.OK
+
+
+def _refresh_competition(out_dir) -> None:
+    """After a batch: a competition set up in the folder matches the new sheets and its page is
+    written again (nothing when there is none; a problem is said, the batch's status stands)."""
+    from batch.ledger import LEDGER_NAME, Ledger, LedgerError
+    from competition.outputs import write_pages
+    from competition.run import refresh
+    from competition.store import info
+
+    try:
+        with Ledger(out_dir / LEDGER_NAME) as ledger:
+            if info(ledger) is None:
+                return
+            today = _today(None, "batch")
+            page = write_pages(out_dir, refresh(ledger, today=today), today, ledger)
+    except (LedgerError, OSError) as exc:
+        print(f"rubberscan batch: the competition page was not brought up to date: {exc}",
+              file=sys.stderr)
+        return
+    print(f"competition: {page}")
 
 
 def cmd_batch(args) -> int:
@@ -618,7 +641,7 @@ def cmd_competition(args) -> int:
         state = _competition_state(ledger, "competition", today)
         if state is None:
             return ExitCode.USAGE
-        page = write_pages(args.dir, state, today)
+        page = write_pages(args.dir, state, today, ledger)
     print(f"competition page: {page}")
     return ExitCode.OK
 
@@ -652,7 +675,7 @@ def cmd_draw(args) -> int:
         except DrawError as exc:
             print(f"rubberscan draw: {exc}", file=sys.stderr)
             return ExitCode.FAILED
-        page = write_pages(args.dir, refresh(ledger, today=today), today)
+        page = write_pages(args.dir, refresh(ledger, today=today), today, ledger)
     sys.stdout.write(draw_csv(matches))
     print(f"rubberscan draw: round {args.round}: {len(matches)} matches; the whole draw in "
           f"{page.with_name('draw.csv')} and {page.with_name('draw.html')}", file=sys.stderr)
@@ -673,7 +696,7 @@ def cmd_results(args) -> int:
         if state is None:
             return ExitCode.USAGE
         try:
-            write_pages(args.dir, state, today)
+            write_pages(args.dir, state, today, ledger)
         except OSError as exc:  # the results are still printed; the page is a nicety here
             print(f"rubberscan results: cannot write the competition page: {exc}",
                   file=sys.stderr)

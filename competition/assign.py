@@ -4,13 +4,15 @@ Hypotheses: each match of the draw with either pair at N/S, or "no match of the 
 multiplies in how likely it is under each hypothesis (log-likelihoods, summed):
 
 - the sender (a pair member's address, CONTRACT.md's roster): a member of one of the match's two
-  pairs sends its sheet ``sender_in_match`` of the time, anyone else the rest;
+  pairs sends its sheet ``sender_in_match`` of the time, a member of another pair
+  ``sender_other_pair`` (an address no pair has says nothing);
 - the N/S and E/W names lines read against every roster pair's names (competition/names.py): under
   a hypothesis, each line is its pair's names or, now and then, something else (a substitute, a
   nickname: ``names_other``), whose likelihood is the recogniser's own reading's less
   ``other_names_nats``;
 - the QR code of a match's printed form: that match, unless the form was used for another
-  (``wrong_form``).
+  (``wrong_form``), and the draw's first pair at N/S, where the form prints it
+  (``printed_seats``).
 
 The posterior decides: the best hypothesis at ``accept`` or more is taken, else the sheet's match
 is a review item.  Pure logic: the clues come in as plain data.
@@ -129,7 +131,7 @@ class Matcher:
         for h in hyps:
             m = self.by_id.get(h[0]) if h[0] else None
             inside = m is not None and pair.pair in m.pairs
-            score[h] += math.log(s.sender_in_match / 2 if inside else (1 - s.sender_in_match) / others)
+            score[h] += math.log(s.sender_in_match / 2 if inside else s.sender_other_pair / others)
 
     def line_scores(self, frames: np.ndarray):
         """Every roster pair's names scored on one names line (competition.names.LineScores)."""
@@ -168,8 +170,13 @@ class Matcher:
             if code != self.code or mid not in self.by_id:
                 continue  # another competition's form, or a match no longer in the draw
             n = max(1, len(self.matches))
+            first = self.by_id[mid].pair_a  # printed at N/S
             for h in hyps:
-                score[h] += math.log(1 - s.wrong_form if h[0] == mid else s.wrong_form / n)
+                if h[0] == mid:
+                    seats = s.printed_seats if h[1] == first else 1 - s.printed_seats
+                    score[h] += math.log((1 - s.wrong_form) * seats)
+                else:
+                    score[h] += math.log(s.wrong_form / n)
 
     # ------------------------------------------------------------------- the winners line
     def winners(self, frames: np.ndarray | None, match: Match, ns: str) -> dict | None:

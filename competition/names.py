@@ -20,6 +20,7 @@ import numpy as np
 LETTERS = "abcdefghijklmnopqrstuvwxyz"
 BLANK, SEP, OTHER = 0, len(LETTERS) + 1, len(LETTERS) + 2
 CLASSES = len(LETTERS) + 3
+WILD = CLASSES  # in a target only: any one letter (an initial the roster does not give)
 SEPARATOR_CHARS = "/&+-,|\\"
 OPTIONAL_CHARS = " .'`’·_"  # no part of a name's identity: count as "nothing here"
 _NEG = -1e30
@@ -56,8 +57,8 @@ def _tidy(labels: list[int]) -> tuple[int, ...]:
 
 
 def decode_classes(labels: tuple[int, ...]) -> str:
-    return "".join(LETTERS[c - 1] if 1 <= c <= len(LETTERS) else "/" if c == SEP else "?"
-                   for c in labels)
+    return "".join(LETTERS[c - 1] if 1 <= c <= len(LETTERS) else "/" if c == SEP else
+                   "*" if c == WILD else "?" for c in labels)
 
 
 @lru_cache(maxsize=4)
@@ -131,21 +132,30 @@ def best_path(logp: np.ndarray) -> tuple[int, ...]:
     return _tidy(out)
 
 
+def player_forms(name: str) -> list[tuple[int, ...]]:
+    """How one player's name is written: as the roster has it, by surname alone (the last word),
+    or the surname after an initial the roster may not give ("J Hill", "J. Hill")."""
+    words = name.split()
+    if not words:
+        return []
+    surname = encode(words[-1])
+    forms = [encode(name), surname, (WILD,) + surname]
+    if len(words) > 1:
+        forms.append(encode(words[0][:1]) + surname)
+    return list(dict.fromkeys(f for f in forms if f))
+
+
 def pair_variants(players: tuple[str, str]) -> list[tuple[int, ...]]:
     """How a pair writes its names on a sheet: either order, with a separator or without, each
-    player as in the roster or by surname alone (the last word)."""
-    forms = []
-    for name in players:
-        words = name.split()
-        forms.append({name, words[-1]} if words else {name})
+    player as :func:`player_forms` writes them."""
+    forms = [player_forms(p) for p in players]
     out: list[tuple[int, ...]] = []
-    for a in sorted(forms[0]):
-        for b in sorted(forms[1]):
+    for a in forms[0]:
+        for b in forms[1]:
             for x, y in ((a, b), (b, a)):
-                for joined in (f"{x}/{y}", f"{x} {y}"):
-                    code = encode(joined)
-                    if code and code not in out:
-                        out.append(code)
+                for joined in (x + (SEP,) + y, x + y):
+                    if joined not in out:
+                        out.append(joined)
     return out
 
 
@@ -168,12 +178,15 @@ def score_line(logp: np.ndarray, candidates: dict[str, list[tuple[int, ...]]],
     """Each candidate's log-likelihood on a line's folded frames: the log of the mean of its
     variants' CTC probabilities (a pair with more ways to write its names gains nothing by it)."""
     lp = temper(logp, temperature)
+    # the wildcard's column: any one letter
+    lp = np.concatenate([lp, np.logaddexp.reduce(lp[:, 1:len(LETTERS) + 1], axis=1)[:, None]],
+                        axis=1)
     keys, targets, owner = list(candidates), [], []
     for k in keys:
         for v in candidates[k]:
             targets.append(v)
             owner.append(k)
-    free_code = best_path(lp)
+    free_code = best_path(lp[:, :CLASSES])
     values = ctc_log_likelihoods(lp, targets + [free_code]) if targets or free_code else np.zeros(1)
     scores: dict[str, float] = {}
     for k in keys:

@@ -11,22 +11,28 @@ from datetime import date
 from pathlib import Path
 
 from batch.atomic import atomic_write_text
+from batch.ledger import Ledger
+from batch.outputs import COMPETITION_PAGE, write_index
 from competition.run import State
 from competition.view import view
 from report.competition import render_competition, render_draw
 
-PAGE_NAME, DRAW_HTML, DRAW_CSV = "competition.html", "draw.html", "draw.csv"
+PAGE_NAME, DRAW_HTML, DRAW_CSV = COMPETITION_PAGE[0], "draw.html", "draw.csv"
 RESULT_COLUMNS = ("round", "match", "pair_a", "pair_b", "ns", "total_a", "total_b", "winner",
                   "margin", "status", "sheets")
 
 
-def write_pages(out_dir: str | Path, state: State, today: date) -> Path:
-    """The three files from ``state``; returns the page's path."""
+def write_pages(out_dir: str | Path, state: State, today: date, ledger: Ledger | None = None) -> Path:
+    """The three files from ``state``; returns the page's path.  With ``ledger``, the batch's
+    report.html is written again too, so it links to the page."""
     out = Path(out_dir)
     v = view(state, today.isoformat())
     atomic_write_text(out / DRAW_CSV, v["draw_csv"])
     atomic_write_text(out / DRAW_HTML, render_draw(v))
-    return atomic_write_text(out / PAGE_NAME, render_competition(v))
+    page = atomic_write_text(out / PAGE_NAME, render_competition(v))
+    if ledger is not None:
+        write_index(out, ledger)
+    return page
 
 
 def results_json_lines(state: State) -> str:

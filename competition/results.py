@@ -94,6 +94,20 @@ def _continues(extra: dict, ns: str, ew: str, before: dict[str, int]) -> bool:
     return True
 
 
+def _adds_up(result: dict, before: dict[str, int] | None) -> bool:
+    """Does every cumulative of a sheet of extra deals add up, from ``before`` (going on) or from
+    nothing?  Then a nought in it is sure: the arithmetic says so."""
+    rows = _rows(result)
+    for side in ("ns", "ew"):
+        run = before[side] if before is not None else 0
+        for r in rows:
+            score, cum = r.get(side), r.get(f"cum_{side}")
+            if not isinstance(score, int) or not isinstance(cum, int) or cum != run + score:
+                return False
+            run = cum
+    return bool(rows)
+
+
 def match_results(draw: list[Match], roster: Roster, sheets: dict[str, SheetInfo],
                   assignments: dict[str, Assignment], today: date,
                   settings: MatchingSettings = MATCHING) -> list[MatchResult]:
@@ -139,6 +153,7 @@ def _one(m: Match, assigned: list[Assignment], sheets: dict[str, SheetInfo], ros
     out.ns = main.ns
     out.deals = len(_rows(sheets[main.sheet_id].result))
     dropped: dict[str, set] = {a.sheet_id: set() for a in assigned}
+    sure_zeros: set[str] = set()  # extra-deal sheets whose noughts the arithmetic confirms
     if extra and totals is not None:
         for a in extra:
             result = sheets[a.sheet_id].result
@@ -147,7 +162,10 @@ def _one(m: Match, assigned: list[Assignment], sheets: dict[str, SheetInfo], ros
             if more is None:
                 totals = None
                 break
-            if _continues(result, a.ns, ew, totals):
+            going_on = _continues(result, a.ns, ew, totals)
+            if _adds_up(result, {"ns": totals[a.ns], "ew": totals[ew]} if going_on else None):
+                sure_zeros.add(a.sheet_id)
+            if going_on:
                 dropped[a.sheet_id].add(("cumulative", _rows(result)[0]["deal"]))
                 out.notes.append(f"{sheets[a.sheet_id].label}: extra deals, cumulatives going on "
                                  "from the first sheet")
@@ -172,8 +190,9 @@ def _one(m: Match, assigned: list[Assignment], sheets: dict[str, SheetInfo], ros
     if line_sheet is not None:
         out.winners_line = dict(line_sheet.winners)
     # reconciliation judged each winners line on its sheet alone: a line read surely against the
-    # pairs' names, and every line of a tie played on over two sheets, is judged here instead
-    ours = sure or bool(extra)
+    # pairs' names, every line of a tie played on over two sheets, and a level match's (whose line
+    # has no one to name yet) are judged here instead
+    ours = sure or bool(extra) or level
     for a in assigned:
         result = sheets[a.sheet_id].result
         for f in result.get("flags") or []:
@@ -181,9 +200,16 @@ def _one(m: Match, assigned: list[Assignment], sheets: dict[str, SheetInfo], ros
                 continue
             if (f.get("kind"), f.get("deal")) in dropped[a.sheet_id]:
                 continue
+            if f.get("kind") == "missing_deal" and a in extra:
+                continue  # the extra deals of a tie stop after two (or four ...) by design
             out.flags.append({**f, "sheet": sheets[a.sheet_id].label})
+        values = {r["deal"]: r for r in _rows(result)}
         for r in result.get("review") or []:
             if r.get("column") == "winners" and ours:
+                continue
+            if a.sheet_id in sure_zeros and values.get(r.get("deal"), {}).get(r.get("column")) == 0:
+                # the reader doubts the blanks of a sheet that is mostly empty rows (a table cut
+                # in the wrong place?); on the extra deals of a tie that is what it is
                 continue
             review = True
     if sure and totals is not None and (level or line_sheet.winners["pair"] != out.winner):

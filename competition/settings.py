@@ -23,21 +23,28 @@ class DrawSettings:
 class MatchingSettings:
     """Which match a sheet is (competition/assign.py) and what its lines name (names.py)."""
 
-    # the names recogniser's frame log-probabilities are divided by this before a string is scored:
-    # its probabilities are over-sure, and two clues' weights are only comparable once tempered
-    temperature: float = 2.0
-    # a names line is "none of the roster" when the best roster names are this many nats (after
-    # tempering) less likely than the recogniser's own free reading of the line
-    other_names_nats: float = 6.0
+    # the names recogniser's frame log-probabilities are divided by this before a string is scored
+    # (1: as the model gives them; flattening them favours short names on a badly read line)
+    temperature: float = 1.0
+    # a line holding something other than the roster's names is taken to be this many nats less
+    # likely than the recogniser's own free reading of it (its best path as a string)
+    other_names_nats: float = 14.0
     # how often a names line holds something other than its pair's names from the roster (a
     # substitute, a nickname, a line left blank but for scribble)
-    names_other: float = 0.05
+    names_other: float = 0.02
     # how often a sheet is e-mailed by a member of one of its two pairs (the seed: the winners
-    # send it); the rest come from someone else (a club secretary, the organiser forwarding)
+    # send it) ...
     sender_in_match: float = 0.9
+    # ... and by a member of another pair of the roster (a club-mate scanning it for them); the
+    # rest come from addresses no pair has (a club secretary, the organiser forwarding): no clue
+    sender_other_pair: float = 0.03
     # how often a match's printed form carries another match's code (a form printed for one match
     # and used for another)
     wrong_form: float = 1e-3
+    # the pair printed at N/S on a match's form (the draw's first pair) keeps the N/S columns this
+    # often: the names printed in say whose columns are whose, read or not (to swap, the players
+    # would cross them out)
+    printed_seats: float = 0.995
     # a sheet from no match of the draw (a friendly, a pair not entered) before any clue is seen
     prior_none: float = 0.02
     # a match that already has a sheet gets another (a second sheet of a tie, a better scan) this

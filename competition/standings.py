@@ -39,7 +39,7 @@ class PairRecord:
 class Standings:
     pairs: list[PairRecord]  # every pair, in the order of the rank (still in first)
     still_in: list[str]
-    top_two: list[str]  # set once two pairs or fewer are left
+    top_two: list[str]  # set once a complete round leaves two pairs or fewer
     complete_round: int  # the last round whose every match has a result that stands (0: none)
     rounds: int  # rounds in the draw
     best: dict[str, list[PairRecord]]  # "Junior" / "Intermediate" -> pairs out of the top two, best first
@@ -49,7 +49,9 @@ def standings(roster: Roster, draw: list[Match], results: list[MatchResult]) -> 
     by_match = {r.match: r for r in results}
     recs = {p.pair: PairRecord(p.pair, p.names, p.category) for p in roster}
     rounds = sorted({m.round for m in draw})
+    entered = {p for m in draw for p in m.pairs}
     complete = 0
+    top_two: list[str] = []
     for rnd in rounds:
         ms = [m for m in draw if m.round == rnd]
         done = True
@@ -70,12 +72,13 @@ def standings(roster: Roster, draw: list[Match], results: list[MatchResult]) -> 
                 rec.lost_total = (r.totals or {}).get(loser)
         if done and complete == rnd - 1:
             complete = rnd
-    entered = {p for m in draw for p in m.pairs}
+            left = [p for p in entered if recs[p].still_in]
+            if len(left) <= 2 and not top_two:  # the knock-out's last two (a final played after
+                top_two = sorted(left)  # it, in an imported draw, changes nothing)
     for p, rec in recs.items():
         if draw and p not in entered:  # never drawn: not in the competition's knock-out
             rec.still_in = False
     still_in = [p for p, rec in recs.items() if rec.still_in]
-    top_two = still_in if draw and len(still_in) <= 2 and complete == (rounds[-1] if rounds else 0) else []
     for p in top_two:
         recs[p].top_two = True
     ordered = sorted(recs.values(), key=PairRecord.rank_key)

@@ -1,7 +1,7 @@
 """What a sheet says about which match it is, kept with its reading (``SheetReading.meta["clues"]``)
 so a competition can match it later, against whatever roster it has then, without the image:
 
-- ``qr``: the texts of the QR codes in the top band of the straightened page, where a match's
+- ``qr``: the text of the QR code in the top left corner of the straightened page, where a match's
   printed form has its code (ocr/matchform.py), decoded with OpenCV (ocr/qr.py);
 - ``lines``: the names and winners lines as small grey PNG crops (base64), the writing cut out with
   a little paper around it and scaled to the names recogniser's input height (ocr/ppocr.py), so
@@ -22,7 +22,9 @@ from ocr.ppocr import HEIGHT, writing_crop
 from ocr.qr import decode_codes
 
 LINE_FIELDS = ("names_ns", "names_ew", "winners")
-QR_BAND = 0.25  # the top quarter of the straightened page holds the code of our printed forms
+# the top left corner of the straightened page (as shares of its height and width) holds the code
+# of our printed forms (at the margins, 22 mm: ~14 % of the height, ~20 % of the width)
+QR_CORNER = (0.25, 0.45)
 LINE_MARGIN = 0.15  # paper around the writing, x its height (as ocr.ppocr.read_line cuts it)
 PAPER_BELOW = 25
 MIN_CONTRAST = 30  # the darkest writing this much darker than the paper, or the field is empty
@@ -79,8 +81,9 @@ def sheet_clues(table: Table) -> dict:
     out: dict = {"qr": [], "lines": {}}
     try:
         image = table.straight.image
-        band = image[: max(1, int(round(QR_BAND * image.shape[0])))]
-        out["qr"] = decode_codes(band)
+        h, w = image.shape[:2]
+        out["qr"] = decode_codes(image[: max(1, round(QR_CORNER[0] * h)),
+                                       : max(1, round(QR_CORNER[1] * w))])
     except (cv2.error, ValueError, AttributeError):
         pass
     for cell in table.cells:

@@ -57,7 +57,7 @@ def render_match_form(header: MatchHeader, style: FormStyle | None = None
     # the code, at the top left inside the margins
     modules = qr_modules(header.payload)
     n = modules.shape[0]
-    module = max(1, int(s.px(QR_MM) // n))
+    module = max(1, round(s.px(QR_MM) / n))
     x0, y0 = round(s.px(l_)), round(s.px(t_))
     qr = np.where(np.kron(modules, np.ones((module, module), bool)), 0, 255).astype(np.uint8)
     img.paste(Image.fromarray(qr), (x0, y0))

@@ -7,42 +7,27 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
-# Long sides to look at an image at, when a look at it as it is finds a code it cannot decode (or
-# none): the code printed on our forms is 22 mm, 4-9 px a module on a straightened A4 page.
-SIDES = (0, 1100, 2400)  # 0: as it is
+# Scales to look at an image at, in turn, until a code decodes: the detector finds the finder
+# patterns at some module sizes and not others (a fax's blocky modules, a photo's blur), and the
+# code printed on our forms is 4-9 px a module on a straightened page.
+SCALES = (1.0, 0.7, 1.3)
 
 
-def decode_codes(image: np.ndarray, sides: tuple[int, ...] = SIDES) -> list[str]:
-    """Every QR code's text found on ``image`` (grey or BGR), at the first size that decodes any;
-    [] when none is found or none decodes.  An image with no code costs one look (~30 ms for the
-    top quarter of a page): other sizes are tried only where a code was seen but not decoded."""
+def decode_codes(image: np.ndarray, scales: tuple[float, ...] = SCALES) -> list[str]:
+    """The text of a QR code found on ``image`` (grey or BGR), as a one-item list; [] when none
+    is found or none decodes."""
     grey = image if image.ndim == 2 else cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
     if grey.size == 0:
         return []
     detector = cv2.QRCodeDetector()
-    long_side = max(grey.shape[:2])
-    tried: set[int] = set()
-    for side in sides:
-        size = long_side if side == 0 else min(side, long_side * 2)
-        if size in tried:
-            continue
-        tried.add(size)
-        scale = size / long_side
-        resized = grey if size == long_side else cv2.resize(
+    for scale in scales:
+        resized = grey if scale == 1.0 else cv2.resize(
             grey, None, fx=scale, fy=scale,
             interpolation=cv2.INTER_AREA if scale < 1 else cv2.INTER_CUBIC)
-        texts, seen = _decode(detector, resized)
-        if texts:
-            return texts
-        if not seen:
-            return []
+        try:
+            text, _, _ = detector.detectAndDecode(resized)
+        except cv2.error:
+            continue
+        if text:
+            return [text]
     return []
-
-
-def _decode(detector, grey: np.ndarray) -> tuple[list[str], bool]:
-    """(the texts decoded, whether a code was seen at all)."""
-    try:
-        text, points, _ = detector.detectAndDecode(grey)
-    except cv2.error:
-        return [], False
-    return ([text] if text else []), points is not None

@@ -144,16 +144,19 @@ def extra_content(more: list[dict], before: dict[str, int] | None, layout: str) 
 def match_sheet(seed: int, *, names: dict[str, str], winners: str | None = None,
                 header: MatchHeader | None = None, scan: str | None = None,
                 layout: str | None = None, content: SheetContent | None = None,
-                mistake_rate: float = 0.0) -> tuple[np.ndarray, dict]:
+                mistake_rate: float = 0.0, hand: str | None = None,
+                zero_style: str | None = None) -> tuple[np.ndarray, dict]:
     """One filled, scanned sheet of a match.  ``names``: {"ns", "ew"} as written (ignored on a
     printed form, ``header``, which has them printed in); ``winners``: what the winners line says
-    (None: the names of the side ahead, as written); ``content``: the rows (default a simulated
-    match)."""
+    (None: the names of the side ahead, as written; "side": N/S or E/W; "losers": the names of
+    the side behind); ``content``: the rows (default a simulated match); ``hand`` (samples/hands.py)
+    and ``zero_style`` (blank, dash, zero) default to drawn from the seed."""
     rng = random.Random(seed)
     np_rng = np.random.default_rng(seed)
     layout = layout or rng.choice(("classic", "classic", "wide"))
     scan = scan or rng.choices(("clean", "skewed", "photo", "fax"), weights=(35, 25, 25, 15))[0]
-    hand = rng.choices(("mnist", "strokes", "hershey", "typed"), weights=(40, 27, 23, 10))[0]
+    drawn = rng.choices(("mnist", "strokes", "hershey", "typed"), weights=(40, 27, 23, 10))[0]
+    hand = hand or drawn
     ink = "black" if hand == "typed" else rng.choice(("blue", "blue", "black", "pencil"))
     dpi = 200 if scan in ("photo", "fax") else 300
     style = random_style(rng, layout, dpi)
@@ -171,10 +174,15 @@ def match_sheet(seed: int, *, names: dict[str, str], winners: str | None = None,
     written = {"ns": names["ns"], "ew": names["ew"]} if header is None else {"ns": "", "ew": ""}
     if winners is None:
         winners = names[ahead] if ahead else ""
+    elif winners == "side":
+        winners = {"ns": "N/S", "ew": "E/W"}.get(ahead or "", "")
+    elif winners == "losers":
+        winners = names[{"ns": "ew", "ew": "ns"}[ahead]] if ahead else ""
     content = replace(content, names=written, winners_text=winners,
                       winners_side=ahead or "")
     pen = Pen(hand, ink, rng, dpi / 25.4)
-    fill_form(page, geom, content, [pen], 99, rng.choice(("blank", "dash", "zero")), np_rng)
+    zeros = rng.choice(("blank", "dash", "zero"))
+    fill_form(page, geom, content, [pen], 99, zero_style or zeros, np_rng)
     sc = make_scan(page, dpi, scan, rng, np_rng, faint_ink=ink == "pencil")
     truth = {"seed": seed, "scan": scan, "hand": hand, "ink": ink, "layout": layout,
              "names": dict(names), "winners_text": winners, "totals": totals, "ahead": ahead,

@@ -10,7 +10,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 # package -> the first-party packages it must not import
 FORBIDDEN = {
-    "scoring": {"ocr", "batch", "report", "cli", "samples", "bench", "train", "tests", "competition"},
+    "scoring": {"ocr", "batch", "report", "cli", "samples", "bench", "train", "tests",
+                "competition"},
     "report": {"ocr", "batch", "cli", "samples", "bench", "train", "tests", "competition"},
     "ocr": {"batch", "report", "cli", "samples", "bench", "train", "tests", "competition"},
     "batch": {"cli", "samples", "bench", "train", "tests", "competition"},
