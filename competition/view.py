@@ -38,7 +38,8 @@ def view(state: State, today: str) -> dict:
                 "winners_line": r.winners_line})
         done = all(x["status"] in ("verified", "flags") for x in matches)
         rounds.append({"round": rnd, "matches": matches, "complete": done,
-                       "through": [x["winner"] for x in matches if done and x["winner"]]})
+                       "through": [_pair(state, x["winner"]) for x in matches
+                                   if done and x["winner"]]})
     st = state.standings
     best = {cat: [{"pair": _pair(state, r.pair), "won": r.won, "lost_round": r.lost_round,
                    "lost_margin": r.lost_margin, "still_in": r.still_in} for r in rows]

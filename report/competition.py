@@ -15,7 +15,7 @@ STATUS_TEXT = {"verified": "verified", "flags": "flags (players' mistakes)",
 STATUS_CLASS = {"verified": "read", "flags": "flag", "review": "review", "missing": "",
                 "overdue": "flag", "tie": "review"}
 _PRINT = ("<style>@media print{a{color:inherit;text-decoration:none}.noprint{display:none}}"
-          "td.w{font-weight:bold}</style>")
+          "td.w{font-weight:bold}td.d{white-space:nowrap}</style>")
 
 
 def _names(pair: dict | None) -> str:
@@ -54,9 +54,9 @@ def _match_row(m: dict) -> str:
     status = m["status"]
     return (f'<tr><td class="l">{e(m["match"])}</td><td class="l">{_names(a)}{seat(a)}</td>'
             f'<td class="l">{_names(b) if b else "<i>bye</i>"}{seat(b)}</td>'
-            f'<td>{_score(m)}</td><td class="l">{_winner(m)}</td>'
+            f'<td class="d">{_score(m)}</td><td class="l">{_winner(m)}</td>'
             f'<td class="{STATUS_CLASS[status]} l">{e(STATUS_TEXT[status])}</td>'
-            f'<td class="l">{e(m.get("deadline"))}</td><td class="l">{sheets}'
+            f'<td class="l d">{e(m.get("deadline"))}</td><td class="l">{sheets}'
             + (f'<ul class="flags">{detail}</ul>' if detail else "") + "</td></tr>")
 
 
@@ -76,7 +76,7 @@ def _rounds(v: dict) -> str:
         parts.append(f"<h3>Round {e(rnd['round'])}{done}</h3><p class=\"muted\">{e(said)}</p>"
                      f"<table>{head}{''.join(_match_row(m) for m in rnd['matches'])}</table>")
         if rnd["complete"]:
-            through = ", ".join(e(w) for w in rnd["through"])
+            through = ", ".join(_names(p) for p in rnd["through"])
             parts.append(f"<p>Going through from round {e(rnd['round'])}: {through}</p>")
     return "".join(parts)
 
@@ -177,7 +177,7 @@ def render_draw(v: dict) -> str:
                       else e(STATUS_TEXT[m["status"]]))
             rows.append(f'<tr><td class="l">{e(m["match"])}</td><td class="l">{_names(a)}</td>'
                         f'<td class="l">{_names(b) if b else "<i>bye</i>"}</td>'
-                        f'<td class="l">{e(m.get("deadline"))}</td><td>{_score(m)}</td>'
+                        f'<td class="l d">{e(m.get("deadline"))}</td><td class="d">{_score(m)}</td>'
                         f'<td class="l w">{result}</td></tr>')
         parts.append(f"<h2>Round {e(rnd['round'])}</h2><table><tr><th class=\"l\">Match</th>"
                      "<th class=\"l\">Pair</th><th class=\"l\">Pair</th>"
