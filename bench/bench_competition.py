@@ -12,7 +12,10 @@ match's printed form (`rubberscan form --match`: names printed, QR code).  Scans
 kinds (clean, skewed, phone photo, fax), the printed forms a third phone photos.  The winners
 e-mail it: from a member of the winning pair (80 %), the losing pair (8 %), an address no pair has
 (7 %), or it comes from a folder with no sender (5 %).  Eight sheets a competition are from pairs
-not in the roster.  Measured (competition/assign.py, competition/names.py):
+not in the roster.  The sheets come round by round: each round is drawn when the one before is
+over, its sheets are read before the next is drawn, and when one is matched the earlier rounds'
+matches have their sheets (competition/run.py counts them); a sheet of no pair comes in round 1.
+Measured (competition/assign.py, competition/names.py):
 
 - plain forms: the right match, and the right match with the right pair at N/S, from names and
   sender together, and from the names alone; how many the clues settle (weight >= accept) and how
@@ -166,9 +169,15 @@ def evaluate(items: list[dict], rosters: dict, draws: dict, settings: MatchingSe
             if "error" in x:
                 stats["unread"] += 1
                 continue
-            matcher = Matcher(rosters[x["comp"]], draws[x["comp"]], CODE, settings)
-            ev = SheetEvidence("s", x["sender"] if use_sender else None, x["qr"], x["frames"])
-            a = matcher.assign(ev)
+            # sheets come round by round: a round is drawn when the one before is over, and its
+            # sheets are read before the next is drawn; the earlier rounds' matches have theirs
+            # (as competition/run.py counts them, in the order the sheets came)
+            rnd = int(x["match"].split("-")[0][1:]) if x["match"] else 1
+            drawn = {m.round: f"2025-{m.round:02d}-01" for m in draws[x["comp"]]}
+            matcher = Matcher(rosters[x["comp"]], draws[x["comp"]], CODE, settings, drawn)
+            ev = SheetEvidence("s", x["sender"] if use_sender else None, x["qr"], x["frames"],
+                               read_at=f"2025-{rnd:02d}-15")
+            a = matcher.assign(ev, {m.match: 1 for m in draws[x["comp"]] if m.round < rnd})
             right = a.match == x["match"]
             stats["match"] += right
             stats["match_ns"] += right and a.ns == x["ns"]

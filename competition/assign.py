@@ -10,6 +10,7 @@ multiplies in how likely it is under each hypothesis (log-likelihoods, summed):
   a hypothesis, each line is its pair's names or, now and then, something else (a substitute, a
   nickname: ``names_other``), whose likelihood is the recogniser's own reading's less
   ``other_names_nats``;
+- when it was read: a sheet read before a round was drawn is no match of it (``before_draw``);
 - the QR code of a match's printed form: that match, unless the form was used for another
   (``wrong_form``), and the draw's first pair at N/S, where the form prints it
   (``printed_seats``).
@@ -60,6 +61,7 @@ class SheetEvidence:
     qr: list[str] = field(default_factory=list)
     lines: dict[str, np.ndarray] = field(default_factory=dict)  # names_ns/names_ew/winners frames
     date: str | None = None
+    read_at: str | None = None  # when the batch read it (ISO, UTC): rounds drawn later are not it
 
 
 def sender_address(sender: str | None) -> str | None:
@@ -79,8 +81,10 @@ class Matcher:
     """Matches sheets against one roster and draw (the roster's name variants made once)."""
 
     def __init__(self, roster: Roster, draw: list[Match], code: str | None,
-                 settings: MatchingSettings = MATCHING):
+                 settings: MatchingSettings = MATCHING, drawn: dict | None = None):
+        """``drawn``: round -> when it was drawn (ISO, UTC; competition/store.py keeps it)."""
         self.roster, self.code, self.settings = roster, code, settings
+        self.drawn = {int(k): v for k, v in (drawn or {}).items()}
         self.matches = [m for m in draw if not m.bye]
         self.by_id = {m.match: m for m in self.matches}
         self.variants = {p.pair: pair_variants(p.players) for p in roster}
@@ -103,6 +107,7 @@ class Matcher:
                 score[h] = math.log((1 - s.prior_none) / n / 2)
                 if seen.get(h[0]):
                     score[h] += math.log(s.second_sheet)
+        self._timing(ev, hyps, score)
         self._sender(ev, hyps, score, clues)
         self._names(ev, hyps, score, clues)
         self._qr(ev, hyps, score, clues)
@@ -117,6 +122,16 @@ class Matcher:
         else:
             decided = "review"
         return Assignment(ev.sheet_id, match, ns, weight, decided, candidates, None, clues)
+
+    def _timing(self, ev, hyps, score) -> None:
+        """A sheet read before a round was drawn is no match of that round."""
+        if not ev.read_at:
+            return
+        for h in hyps:
+            m = self.by_id.get(h[0]) if h[0] else None
+            drawn = self.drawn.get(m.round) if m is not None else None
+            if drawn is not None and drawn > ev.read_at:
+                score[h] += math.log(self.settings.before_draw)
 
     def _sender(self, ev, hyps, score, clues) -> None:
         s = self.settings

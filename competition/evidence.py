@@ -75,5 +75,6 @@ def sheet_evidence(ledger: Ledger, lines: LinesReader, writable: bool = True
                     store.save_frames(ledger, sheet.sheet_id, lines.model, frames)
         out.append(SheetEvidence(sheet.sheet_id, sheet.sender,
                                  [t for t in clues.get("qr") or [] if isinstance(t, str)],
-                                 frames or {}, sheet.date or sheet.processed_at))
+                                 frames or {}, sheet.date or sheet.processed_at,
+                                 sheet.processed_at))
     return out, sheets

@@ -134,7 +134,8 @@ def best_path(logp: np.ndarray) -> tuple[int, ...]:
 
 def player_forms(name: str) -> list[tuple[int, ...]]:
     """How one player's name is written: as the roster has it, by surname alone (the last word),
-    or the surname after an initial the roster may not give ("J Hill", "J. Hill")."""
+    or the surname after an initial the roster may not give ("J Hill", "J. Hill"); a hyphen in a
+    name ("Walker-Smith") written or left out."""
     words = name.split()
     if not words:
         return []
@@ -142,6 +143,7 @@ def player_forms(name: str) -> list[tuple[int, ...]]:
     forms = [encode(name), surname, (WILD,) + surname]
     if len(words) > 1:
         forms.append(encode(words[0][:1]) + surname)
+    forms += [tuple(c for c in f if c != SEP) for f in forms if SEP in f]
     return list(dict.fromkeys(f for f in forms if f))
 
 

@@ -67,7 +67,7 @@ def refresh(ledger: Ledger, today: date | None = None, lines: LinesReader | None
     lines = lines or LinesReader.default()
     evidence, rows = sheet_evidence(ledger, lines, writable=writable)
     before = store.load_assignments(ledger)
-    matcher = Matcher(roster, draw, info.get("code"), settings.matching)
+    matcher = Matcher(roster, draw, info.get("code"), settings.matching, info.get("drawn"))
     by_match = {m.match: m for m in draw}
     assignments: dict[str, Assignment] = {}
     taken: dict[str, int] = {}
@@ -75,8 +75,9 @@ def refresh(ledger: Ledger, today: date | None = None, lines: LinesReader | None
         kept = before.get(ev.sheet_id)
         if kept is not None and kept.decided == "organiser":
             a = kept
-            if a.match is not None and a.match not in by_match:  # the match left the draw
-                a = matcher.assign(ev, taken)
+            m = by_match.get(a.match) if a.match else None
+            if a.match is not None and (m is None or m.bye or a.ns not in m.pairs):
+                a = matcher.assign(ev, taken)  # the draw changed under the answer: ask again
         else:
             a = matcher.assign(ev, taken)
         m = by_match.get(a.match) if a.match else None

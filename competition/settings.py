@@ -50,6 +50,9 @@ class MatchingSettings:
     # a match that already has a sheet gets another (a second sheet of a tie, a better scan) this
     # much less often than a match without one
     second_sheet: float = 0.3
+    # a sheet read before its match's round was drawn is that match's this often (a round drawn
+    # again, a clock wrong): once later rounds are drawn, an earlier sheet stays in its own round
+    before_draw: float = 1e-3
     # the best match is taken without asking when its weight is at least this; below, the sheet's
     # match is a review item
     accept: float = 0.99

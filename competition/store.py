@@ -16,7 +16,7 @@ from competition.assign import Assignment
 from competition.draw import Match
 from competition.roster import Pair, Roster
 
-INFO_KEY = "competition"  # the ledger's settings table: {"name", "code", "seed", "created"}
+INFO_KEY = "competition"  # the ledger's settings table: {"name", "code", "drawn": {round: when}}
 
 
 def _now() -> str:
@@ -62,8 +62,19 @@ def load_roster(ledger: Ledger) -> Roster:
 
 # ------------------------------------------------------------------------- the draw
 def save_draw(ledger: Ledger, matches: list[Match], rounds: set[int] | None = None) -> None:
-    """Replace the matches of ``rounds`` (default: the rounds of ``matches``) by ``matches``."""
+    """Replace the matches of ``rounds`` (default: the rounds of ``matches``) by ``matches``; a
+    round whose matches change is stamped with the time (the competition's info "drawn")."""
     rounds = {m.round for m in matches} if rounds is None else rounds
+    before = load_draw(ledger)
+    comp = info(ledger) or {}
+    drawn = dict(comp.get("drawn") or {})
+    for r in rounds:
+        old = sorted((m.match, m.pair_a, m.pair_b) for m in before if m.round == r)
+        new = sorted((m.match, m.pair_a, m.pair_b) for m in matches if m.round == r)
+        if old != new or str(r) not in drawn:
+            drawn[str(r)] = _now()
+    if comp:
+        set_info(ledger, {**comp, "drawn": drawn})
     with ledger.db:
         ledger.db.executemany("DELETE FROM comp_draw WHERE round = ?", [(r,) for r in sorted(rounds)])
         start = ledger.db.execute("SELECT COALESCE(MAX(position), -1) + 1 FROM comp_draw").fetchone()[0]

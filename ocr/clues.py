@@ -28,7 +28,10 @@ QR_CORNER = (0.25, 0.45)
 LINE_MARGIN = 0.15  # paper around the writing, x its height (as ocr.ppocr.read_line cuts it)
 PAPER_BELOW = 25
 MIN_CONTRAST = 30  # the darkest writing this much darker than the paper, or the field is empty
-INK_SHARE = 0.4  # ink: darker than the paper by this share of the darkest writing (pencil too)  # grey levels within this of the crop's paper become paper: small, clean PNGs
+INK_SHARE = 0.4  # ink: darker than the paper by this share of the darkest writing (pencil too)
+# a printed label taken in at an end of a field: at most this wide (x the ink's height: "E/W"),
+# this far from the writing (words of a name are closer), within this share of the field's end
+LABEL_WIDTH, LABEL_GAP, LABEL_EDGE = 1.6, 1.2, 0.5  # grey levels within this of the crop's paper become paper: small, clean PNGs
 
 
 def line_crop(grey: np.ndarray, margin: float = LINE_MARGIN) -> np.ndarray | None:
@@ -48,6 +51,8 @@ def line_crop(grey: np.ndarray, margin: float = LINE_MARGIN) -> np.ndarray | Non
     cols = np.flatnonzero(ink.sum(axis=0) >= 2)
     if len(rows) == 0 or len(cols) == 0 or ink.sum() < 12:
         return None
+    cols = _without_stray_label(cols, rows[-1] - rows[0] + 1, g.shape[1])
+    rows = np.flatnonzero(ink[:, cols[0]:cols[-1] + 1].sum(axis=1) >= 2)  # the writing's own rows
     crop = writing_crop(g, (int(rows[0]), int(rows[-1]) + 1), (int(cols[0]), int(cols[-1]) + 1),
                         margin)
     width = max(1, round(HEIGHT * crop.shape[1] / crop.shape[0]))
@@ -55,6 +60,23 @@ def line_crop(grey: np.ndarray, margin: float = LINE_MARGIN) -> np.ndarray | Non
                       interpolation=cv2.INTER_AREA if crop.shape[0] > HEIGHT else cv2.INTER_LINEAR)
     crop[crop >= paper - PAPER_BELOW] = 255
     return crop
+
+
+def _without_stray_label(cols: np.ndarray, height: int, width: int) -> np.ndarray:
+    """The inked columns less small groups alone at either end of the field, far from the rest:
+    the next field's printed label ("E/W") that a field cut a little too wide takes in, a speck."""
+    for _ in range(4):
+        gaps = np.flatnonzero(np.diff(cols) > LABEL_GAP * height)
+        if len(gaps) == 0:
+            return cols
+        first, last = cols[: gaps[0] + 1], cols[gaps[-1] + 1:]
+        if last[-1] - last[0] < LABEL_WIDTH * height and last[0] > (1 - LABEL_EDGE) * width:
+            cols = cols[: gaps[-1] + 1]
+        elif first[-1] - first[0] < LABEL_WIDTH * height and first[-1] < LABEL_EDGE * width:
+            cols = cols[gaps[0] + 1:]
+        else:
+            return cols
+    return cols
 
 
 def encode_png(grey: np.ndarray) -> str:

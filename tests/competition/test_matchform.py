@@ -86,6 +86,17 @@ def test_a_line_crop_is_the_writing_at_the_recognisers_height_and_none_for_an_em
         decode_png("aGVsbG8=")  # base64, not a PNG
 
 
+def test_a_printed_label_taken_in_at_the_end_of_a_field_is_left_out():
+    field = np.full((60, 700), 245, np.uint8)
+    cv2.putText(field, "Stevens/Fox", (10, 42), cv2.FONT_HERSHEY_SCRIPT_SIMPLEX, 1.0, 40, 2)
+    alone = line_crop(field)
+    cv2.putText(field, "E/W", (420, 30), cv2.FONT_HERSHEY_SIMPLEX, 0.5, 40, 1)
+    assert line_crop(field).shape == alone.shape
+    words = np.full((60, 700), 245, np.uint8)  # a name's words, spaced as written, all kept
+    cv2.putText(words, "Lee  /  Fox", (10, 42), cv2.FONT_HERSHEY_SCRIPT_SIMPLEX, 1.0, 40, 2)
+    assert line_crop(words).shape[1] > 4 * HEIGHT
+
+
 def test_no_code_on_a_blank_or_random_page():
     assert decode_codes(np.full((400, 300), 255, np.uint8)) == []
     noise = np.random.default_rng(1).integers(0, 256, (300, 300)).astype(np.uint8)
