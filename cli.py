@@ -560,11 +560,13 @@ def _read_text(path: str, command: str) -> str | None:
         return None
 
 
-def _open_ledger(folder: str, command: str, create: bool = False, lock: bool = True):
-    """The folder's ledger, or None after saying why (exit status USAGE)."""
+def _open_ledger(folder: str, command: str, create: bool = False, lock: bool = True,
+                 readable: bool = False):
+    """The folder's ledger, or None after saying why (exit status USAGE); ``readable``: a ledger
+    that cannot be written is opened read-only (nothing is stored then)."""
     from pathlib import Path
 
-    from batch.ledger import LEDGER_NAME, Ledger, LedgerError
+    from batch.ledger import LEDGER_NAME, Ledger, LedgerError, LedgerWriteError
 
     path = Path(folder) / LEDGER_NAME
     if not create and not path.is_file():
@@ -574,7 +576,12 @@ def _open_ledger(folder: str, command: str, create: bool = False, lock: bool = T
     try:
         if create:
             Path(folder).mkdir(parents=True, exist_ok=True)
-        return Ledger(path, lock=lock)
+        try:
+            return Ledger(path, lock=lock)
+        except LedgerWriteError:
+            if not readable:
+                raise
+            return Ledger(path, readonly=True)
     except (LedgerError, OSError) as exc:
         print(f"rubberscan {command}: {exc}", file=sys.stderr)
         return None
@@ -584,7 +591,7 @@ def _competition_state(ledger, command: str, today):
     from competition.run import NoCompetition, refresh
 
     try:
-        return refresh(ledger, today=today)
+        return refresh(ledger, today=today, writable=not ledger.readonly)
     except NoCompetition as exc:
         print(f"rubberscan {command}: {exc}", file=sys.stderr)
         return None
@@ -688,7 +695,7 @@ def cmd_results(args) -> int:
     today = _today(args.today, "results")
     if today is None:
         return ExitCode.USAGE
-    ledger = _open_ledger(args.dir, "results", lock=False)
+    ledger = _open_ledger(args.dir, "results", lock=False, readable=True)
     if ledger is None:
         return ExitCode.USAGE
     with ledger:
@@ -696,7 +703,7 @@ def cmd_results(args) -> int:
         if state is None:
             return ExitCode.USAGE
         try:
-            write_pages(args.dir, state, today, ledger)
+            write_pages(args.dir, state, today, None if ledger.readonly else ledger)
         except OSError as exc:  # the results are still printed; the page is a nicety here
             print(f"rubberscan results: cannot write the competition page: {exc}",
                   file=sys.stderr)
