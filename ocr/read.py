@@ -29,6 +29,7 @@ from ocr.cellnet import (
     variant_odds,
 )
 from ocr.data import DEAL_COLUMNS, Table
+from ocr.partial import add_missing, missing_meta
 from ocr.ppocr import LineReader, default_reader, mark, read_line, writing_crop
 from ocr.printed import read_fields
 from ocr.settings import ReaderSettings
@@ -104,6 +105,7 @@ def read_table(table: Table, net: CellReader | None = None, settings: ReaderSett
         by_row.setdefault(cell.row, {})[cell.key] = r
     for row in table.deal_rows:
         rows.append(RowReading(deal=int(row), cells=by_row.get(row, {})))
+    rows = add_missing(rows, table.missing)  # what the picture does not show readably: "cannot read"
     if "total" in by_row:
         total = RowReading(deal=0, cells=by_row["total"])
 
@@ -132,7 +134,8 @@ def read_table(table: Table, net: CellReader | None = None, settings: ReaderSett
         winners_hint=hint,
         # doubt: how hard this sheet's numbers were to read (reconciliation widens "none of these" by it)
         meta={"layout": table.layout, "reader": reader_version(net, second, settings), "cells_read": len(inked),
-              "doubt": doubt, "second_read": asked, "read_cells_s": t1 - t0, "read_text_s": t2 - t1},
+              "doubt": doubt, "second_read": asked, "read_cells_s": t1 - t0, "read_text_s": t2 - t1,
+              "missing": missing_meta(table.missing)},
     )
 
 
