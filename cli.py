@@ -773,7 +773,8 @@ def cmd_competition(args) -> int:
             match, _, ns = rest.partition(":")
             try:
                 a = decide(ledger, sheet.strip(), None if match.strip().lower() in ("", "none")
-                           else match.strip(), ns.strip() or None)
+                           else match.strip(), ns.strip() or None,
+                           who="rubberscan competition --assign")
             except ValueError as exc:
                 print(f"rubberscan competition: --assign {answer}: {exc}", file=sys.stderr)
                 return ExitCode.FAILED

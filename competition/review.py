@@ -6,6 +6,9 @@ cells to check; nothing here knows how it shows them.
                                             #   "candidates": [{"match", "ns", "weight", "label"}],
                                             #   "clues"}], the sheets whose match is not sure
     answer_match(ledger, sheet_id, "R1-M3", ns="P9")   # or match=None: no match of the draw
+
+The answer is a decision of kind ``match`` (competition.run.MATCH_KIND, after {"match", "ns"}) in
+the ledger's decisions table: the review app records one through review/matches.py.
 """
 
 from __future__ import annotations
@@ -16,11 +19,13 @@ from competition.evidence import LinesReader
 from competition.run import NoCompetition, decide, refresh
 
 
-def match_review_items(ledger: Ledger, lines: LinesReader | None = None) -> list[dict]:
+def match_review_items(ledger: Ledger, lines: LinesReader | None = None,
+                       writable: bool | None = None) -> list[dict]:
     """The open "which match?" questions of the folder's competition ([] when it has none).  The
-    ledger may be read-only: nothing is stored then."""
+    ledger may be read-only, or ``writable`` False: nothing is stored then."""
     try:
-        state = refresh(ledger, lines=lines, writable=not ledger.readonly)
+        state = refresh(ledger, lines=lines,
+                        writable=not ledger.readonly if writable is None else writable)
     except NoCompetition:
         return []
     return state.review_items

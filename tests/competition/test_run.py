@@ -5,12 +5,12 @@ from __future__ import annotations
 
 from datetime import date
 
-from batch.ledger import Ledger, ScanRecord, SheetRecord
+from batch.ledger import Ledger, ReviewChange, ScanRecord, SheetRecord
 from competition import store
 from competition.draw import parse_draw
 from competition.evidence import LinesReader
 from competition.review import answer_match, match_review_items
-from competition.run import refresh
+from competition.run import match_answers, refresh
 from competition.setup import set_up
 from tests.competition.helpers import roster
 from tests.competition.test_results import result
@@ -49,12 +49,22 @@ def test_sender_and_code_clues_from_the_ledger_and_the_organisers_answer(tmp_pat
         answer_match(ledger, a, "R1-M1", ns="P2")
         answer_match(ledger, c, None)
         state = refresh(ledger, today=date(2025, 6, 2), lines=no_lines)
-        kept = store.load_assignments(ledger)
-        assert kept[a].decided == "organiser" and kept[a].ns == "P2"
+        assert match_answers(ledger) == {a: ("R1-M1", "P2"), c: (None, None)}
+        assert state.assignments[a].decided == "organiser" and state.assignments[a].ns == "P2"
         r = {x.match: x for x in state.results}
         assert r["R1-M1"].to_json()["totals"] == {"P1": 4000, "P2": 3000}
         assert r["R1-M1"].status == "verified" and r["R1-M1"].winner == "P1"
         assert state.unmatched == [c] and match_review_items(ledger, lines=no_lines) == []
+        # an answer undone (in the review app) gives the sheet back to the clues; a later one wins
+        (first,) = [d for d in ledger.decisions(a) if d["kind"] == "match"]
+        ledger.write_review(ReviewChange(a, "to check", undo=first["id"], who="bob"))
+        state = refresh(ledger, today=date(2025, 6, 2), lines=no_lines)
+        assert state.assignments[a].decided == "review"
+        answer_match(ledger, c, "R1-M2", ns="P4")
+        answer_match(ledger, c, "R1-M1", ns="P1")
+        state = refresh(ledger, today=date(2025, 6, 2), lines=no_lines)
+        assert (state.assignments[c].match, state.assignments[c].ns) == ("R1-M1", "P1")
+        assert f"{'c' * 64}.jpg" in {x.match: x for x in state.results}["R1-M1"].sheets
 
 
 def test_a_read_only_ledger_is_read_and_nothing_stored(tmp_path):
