@@ -52,7 +52,12 @@ def line_crop(grey: np.ndarray, margin: float = LINE_MARGIN) -> np.ndarray | Non
     if len(rows) == 0 or len(cols) == 0 or ink.sum() < 12:
         return None
     cols = _without_stray_label(cols, rows[-1] - rows[0] + 1, g.shape[1])
-    rows = np.flatnonzero(ink[:, cols[0]:cols[-1] + 1].sum(axis=1) >= 2)  # the writing's own rows
+    kept = ink[:, cols[0]:cols[-1] + 1]
+    rows = np.flatnonzero(kept.sum(axis=1) >= 2)  # the writing's own rows
+    if len(rows) == 0:  # thin strokes left (a speck of rows >= 2 was trimmed): any inked row
+        rows = np.flatnonzero(kept.any(axis=1))
+        if len(rows) == 0:
+            return None
     crop = writing_crop(g, (int(rows[0]), int(rows[-1]) + 1), (int(cols[0]), int(cols[-1]) + 1),
                         margin)
     width = max(1, round(HEIGHT * crop.shape[1] / crop.shape[0]))
