@@ -45,7 +45,7 @@ mail-server:
 $(STAMP): pyproject.toml
 	@[ -x $(PY) ] || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
-	$(PY) -m pip install -q -e '.[test]'
+	$(PY) -m pip install -q -e '.[test,cluster]'
 	@touch $(STAMP)
 
 # The second reader's model (ocr/ppocr.py): the one file taken from the rapidocr wheel on PyPI

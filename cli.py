@@ -267,8 +267,9 @@ def cmd_form(args) -> int:
 
 BATCH_EPILOG = """exit status: 0 every input read (flags are results, not errors); 2 bad usage
 (unknown option, missing input path, a damaged ledger in DIR, another batch working
-in DIR); 3 some inputs failed, in this run or when they were first processed (each
-listed with its reason on stderr or in DIR/report.html, and in the ledger);
+in DIR, a --cluster that cannot be used or reached); 3 some inputs failed, in this
+run or when they were first processed (each listed with its reason on stderr or in
+DIR/report.html, and in the ledger);
 5 DIR could not be written (read-only, a file, disk full...); 130 interrupted by
 Ctrl-C or SIGTERM (finished sheets are kept; run again to continue)."""
 
@@ -323,6 +324,7 @@ def add_batch_parsers(sub) -> None:
                    "as failed")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     _add_rules_options(p)
+    add_cluster_options(p, shared_path=True)
     _add_mailbox_options(p)
     p.set_defaults(func=cmd_batch)
 
@@ -330,6 +332,7 @@ def add_batch_parsers(sub) -> None:
                        "(e.g. after a house-rule change)")
     p.add_argument("dir", metavar="DIR")
     _add_rules_options(p)
+    add_cluster_options(p)
     p.set_defaults(func=cmd_audit)
 
     p = sub.add_parser("export", help="every match of a batch's ledger, with the values people "
@@ -359,11 +362,14 @@ def _list_on_stderr(label: str, lines: list[str], more: str, limit: int = 50) ->
 
 def run_batch_command(inputs: list[str], out: str, jobs: int | None = None, force: bool = False,
                       timeout: float = 60.0, unfinished: str | None = None,
-                      partscore: int | None = None, progress: bool = True, mail=None) -> int:
+                      partscore: int | None = None, progress: bool = True, mail=None,
+                      cluster: str | None = None, shared_path: bool = False) -> int:
     """The batch subcommand's work; returns the exit status (see BATCH_EPILOG).  ``mail``:
-    batch.imap.MailboxOptions for mailbox inputs."""
+    batch.imap.MailboxOptions for mailbox inputs; ``cluster``/``shared_path``: --cluster and
+    --shared-path (batch/cluster.py)."""
     from pathlib import Path
 
+    from batch.cluster import ClusterError
     from batch.imap import MailboxOptions, MailInputs, is_mailbox, open_mailboxes
     from batch.inputs import printable, shown
     from batch.ledger import LedgerError
@@ -391,6 +397,8 @@ def run_batch_command(inputs: list[str], out: str, jobs: int | None = None, forc
         print(f"rubberscan batch: --timeout {timeout}: a number of seconds above 0 is needed",
               file=sys.stderr)
         return ExitCode.USAGE
+    if cluster_usage_error("batch", cluster, jobs, shared_path):
+        return ExitCode.USAGE
     if jobs is not None and effective_jobs(jobs) < jobs:
         print(f"note: --jobs {jobs}: {effective_jobs(jobs)} workers, one per CPU core (more "
               "would only share the cores and take more memory)", file=sys.stderr)
@@ -403,12 +411,16 @@ def run_batch_command(inputs: list[str], out: str, jobs: int | None = None, forc
               file=sys.stderr)
         return ExitCode.WRITE_FAILED
     options = BatchOptions(out_dir=out_dir, jobs=jobs or 0, timeout=timeout, force=force,
-                           unfinished=unfinished, partscore=partscore, progress=progress)
+                           unfinished=unfinished, partscore=partscore, progress=progress,
+                           cluster=cluster, shared_path=shared_path)
     items = MailInputs(inputs, out_dir, [out_dir, out_dir / "sheets"], mailboxes, force=force,
                        progress=progress)
     try:
         summary = run_batch(items, options)
         items.finish()  # mailboxes: moves what is done; empties the spool
+    except ClusterError as exc:
+        print(f"rubberscan batch: {printable(str(exc))}", file=sys.stderr)
+        return ExitCode.USAGE
     except LedgerError as exc:
         print(f"rubberscan batch: {printable(str(exc))}", file=sys.stderr)
         return ExitCode.USAGE
@@ -467,15 +479,23 @@ def cmd_batch(args) -> int:
                           move_to=args.move_to)
     return run_batch_command(args.inputs, args.out, jobs=args.jobs, force=args.force,
                              timeout=args.timeout, unfinished=args.unfinished,
-                             partscore=args.partscore, progress=not args.quiet, mail=mail)
+                             partscore=args.partscore, progress=not args.quiet, mail=mail,
+                             cluster=args.cluster, shared_path=args.shared_path)
 
 
 def cmd_audit(args) -> int:
     from batch.audit import audit
+    from batch.cluster import ClusterError
     from batch.ledger import LedgerError
 
+    if cluster_usage_error("audit", args.cluster):
+        return ExitCode.USAGE
     try:
-        result = audit(args.dir, unfinished=args.unfinished, partscore=args.partscore)
+        result = audit(args.dir, unfinished=args.unfinished, partscore=args.partscore,
+                       cluster=args.cluster)
+    except ClusterError as exc:
+        print(f"rubberscan audit: {exc}", file=sys.stderr)
+        return ExitCode.USAGE
     except LedgerError as exc:
         print(f"rubberscan audit: {exc}", file=sys.stderr)
         return ExitCode.USAGE
@@ -523,6 +543,42 @@ def cmd_export(args) -> int:
     else:
         sys.stdout.write(buf.getvalue())
     return ExitCode.OK
+
+
+# --------------------------------------------------------------------------- --cluster
+def add_cluster_options(p, shared_path: bool = False) -> None:
+    """--cluster (and, for batch, --shared-path): run on a Dask cluster (README)."""
+    p.add_argument("--cluster", metavar="tcp://HOST:PORT|local:N", default=None,
+                   help="run on a Dask distributed cluster: a scheduler's address, or local:N for "
+                   "a local cluster of N worker processes (needs rubberscan[cluster])")
+    if shared_path:
+        p.add_argument("--shared-path", action="store_true",
+                       help="with --cluster: the workers open the input files at the same "
+                       "absolute paths (shared storage) instead of being sent their bytes")
+
+
+def cluster_usage_error(command: str, cluster: str | None, jobs: int | None = None,
+                        shared_path: bool = False) -> bool:
+    """Print why --cluster cannot be used as given (a bad address, the extra missing, --jobs or
+    --shared-path beside it); True when it cannot."""
+    from batch.cluster import ClusterError, parse_cluster, require_dask
+
+    problem = None
+    if cluster is None:
+        if shared_path:
+            problem = "--shared-path needs --cluster (the workers of a cluster open the files)"
+    elif jobs is not None:
+        problem = ("--jobs sets the local pool's workers; with --cluster the cluster's workers "
+                   "read (local:N for N local worker processes)")
+    else:
+        try:
+            parse_cluster(cluster)
+            require_dask()
+        except ClusterError as exc:
+            problem = str(exc)
+    if problem:
+        print(f"rubberscan {command}: {problem}", file=sys.stderr)
+    return problem is not None
 
 
 # --------------------------------------------------------------------------- replies

@@ -21,9 +21,11 @@ class AuditResult:
 
 
 def audit(out_dir: str | Path, unfinished: str | None = None, partscore: int | None = None,
-          reconciler: Reconciler | None = None) -> AuditResult:
+          reconciler: Reconciler | None = None, cluster: str | None = None) -> AuditResult:
     """Re-reconcile every stored reading under the given house rules (None = as last used),
-    update the ledger, the per-sheet files and the report, and describe what changed."""
+    update the ledger, the per-sheet files and the report, and describe what changed.
+    ``cluster`` (tcp://HOST:PORT or local:N): the re-reconciling runs on a Dask cluster
+    (batch.cluster); only this process reads and writes the ledger and the files."""
     out_dir = Path(out_dir)
     path = out_dir / LEDGER_NAME
     if not path.is_file():
@@ -36,14 +38,17 @@ def audit(out_dir: str | Path, unfinished: str | None = None, partscore: int | N
     with Ledger(path, lock=True) as ledger:
         rules = merge_rules(ledger.get_setting("rules"), unfinished, partscore)
         ledger.set_setting("rules", rules)
-        house = house_rules(rules)
         old = {s.sheet_id: s for s in ledger.sheets() if s.sheet_id}
-        for sid, stored in ledger.readings():
-            try:
-                # a person's decisions (the review app) applied on top, as batch applies them
-                new = decided_result(stored, ledger.decisions(sid), house, reconcile)
-            except Exception as exc:  # a stored reading the scorer rejects: report, keep going
-                result.errors.append(f"{sid}: cannot re-reconcile: {type(exc).__name__}: {exc}")
+        if cluster:
+            from batch.cluster import parse_cluster, reconcile_on_cluster
+
+            done = reconcile_on_cluster(parse_cluster(cluster), _with_decisions(ledger), reconcile,
+                                        rules)
+        else:
+            done = _reconcile_here(_with_decisions(ledger), reconcile, house_rules(rules))
+        for sid, new, error in done:
+            if error is not None:  # a stored reading the scorer rejects: report, keep going
+                result.errors.append(f"{sid}: {error}")
                 continue
             result.sheets += 1
             before = old.get(sid)
@@ -57,6 +62,23 @@ def audit(out_dir: str | Path, unfinished: str | None = None, partscore: int | N
                 outputs.write_sheet_files(out_dir, row)
         outputs.write_index(out_dir, ledger)
     return result
+
+
+def _with_decisions(ledger: Ledger):
+    """(sheet id, stored reading, a person's decisions) for each stored reading."""
+    for sid, stored in ledger.readings():
+        yield sid, stored, ledger.decisions(sid)
+
+
+def _reconcile_here(readings, reconcile: Reconciler, house):
+    """(sheet id, new result, None) for each (sheet id, stored reading, decisions), or
+    (sheet id, None, why not)."""
+    for sid, stored, decisions in readings:
+        try:
+            # a person's decisions (the review app) applied on top, as batch applies them
+            yield sid, decided_result(stored, decisions, house, reconcile), None
+        except Exception as exc:  # noqa: BLE001 - one bad stored reading never stops the audit
+            yield sid, None, f"cannot re-reconcile: {type(exc).__name__}: {exc}"
 
 
 def describe_changes(old: dict | None, new: dict) -> list[str]:

@@ -25,10 +25,12 @@ PAGE_JPEG_QUALITY = 90
 KEEP_PAGE_AFTER = ("no summary score table found", "cannot straighten")
 
 
-def keep_cells(table, sheets_dir: Path, sid: str) -> dict | None:
-    """Write ``<sid>.straight.jpg`` and ``<sid>.cells.png`` for a read ``table`` (ocr.data.Table);
-    returns the layout's ``full`` entry (file names, size and each cell's box at full resolution),
-    or None when they could not be written."""
+def keep_cells(table, sheets_dir: Path | None, sid: str,
+               into: dict[str, bytes] | None = None) -> dict | None:
+    """Write ``<sid>.straight.jpg`` and ``<sid>.cells.png`` for a read ``table`` (ocr.data.Table)
+    to ``sheets_dir``, or put them in ``into`` (name -> bytes: a cluster's worker hands them
+    back); returns the layout's ``full`` entry (file names, size and each cell's box at full
+    resolution), or None when they could not be written."""
     try:
         image = np.asarray(table.straight.image)
         h, w = image.shape[:2]
@@ -47,8 +49,8 @@ def keep_cells(table, sheets_dir: Path, sid: str) -> dict | None:
                                                     cv2.IMWRITE_PNG_STRATEGY_RLE])
         if not (ok and ok_png):
             return None
-        atomic_write_bytes(sheets_dir / f"{sid}.straight.jpg", jpeg.tobytes())
-        atomic_write_bytes(sheets_dir / f"{sid}.cells.png", png.tobytes())
+        _put(sheets_dir, into, f"{sid}.straight.jpg", jpeg.tobytes())
+        _put(sheets_dir, into, f"{sid}.cells.png", png.tobytes())
     except (OSError, ValueError, cv2.error):
         return None
     return {"image": f"{sid}.straight.jpg", "cells_image": f"{sid}.cells.png", "width": w,
@@ -56,10 +58,12 @@ def keep_cells(table, sheets_dir: Path, sid: str) -> dict | None:
 
 
 def keep_page(path: str | None, data: bytes | None, name: str, page: int, error: str | None,
-              sheets_dir: Path, sid: str) -> dict | None:
+              sheets_dir: Path | None, sid: str, into: dict[str, bytes] | None = None
+              ) -> dict | None:
     """For a page whose table was not found (``error``), write the page as ``<sid>.page.jpg``
-    (decoded again from the file: the reader keeps no page it could not use) and return the
-    layout's ``page`` entry; None for any other error or when it cannot be written."""
+    (decoded again from the file: the reader keeps no page it could not use; into ``into``
+    instead when given, as :func:`keep_cells`) and return the layout's ``page`` entry; None for
+    any other error or when it cannot be written."""
     if not error or not any(words in error for words in KEEP_PAGE_AFTER):
         return None
     try:
@@ -80,7 +84,14 @@ def keep_page(path: str | None, data: bytes | None, name: str, page: int, error:
         ok, jpeg = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, PAGE_JPEG_QUALITY])
         if not ok:
             return None
-        atomic_write_bytes(sheets_dir / f"{sid}.page.jpg", jpeg.tobytes())
+        _put(sheets_dir, into, f"{sid}.page.jpg", jpeg.tobytes())
     except Exception:  # noqa: BLE001 - a page that cannot be kept is no reason to lose the record
         return None
     return {"image": f"{sid}.page.jpg", "width": image.shape[1], "height": image.shape[0]}
+
+
+def _put(sheets_dir: Path | None, into: dict[str, bytes] | None, name: str, data: bytes) -> None:
+    if into is not None:
+        into[name] = data
+    else:
+        atomic_write_bytes(sheets_dir / name, data)

@@ -578,36 +578,45 @@ class Ledger:
     def record_scan(self, scan: ScanRecord, rules: dict | None = None) -> None:
         """Replace any earlier record of the same content (or, unhashed, the same source),
         counting the tries in a row that failed."""
+        self.record_scans([scan], rules)
+
+    def record_scans(self, scans: list[ScanRecord], rules: dict | None = None) -> None:
+        """:meth:`record_scan` for each of ``scans``, all in one transaction (one commit's disk
+        syncs for many scans: a batch on a cluster finishes many at once)."""
         now = datetime.now(timezone.utc).isoformat(timespec="seconds")
         with self.db:
-            if scan.sha256 is not None:
-                where, key = "sha256 = ?", (scan.sha256,)
-            else:
-                where, key = "sha256 IS NULL AND source = ?", (scan.source,)
-            before = self.db.execute(f"SELECT failures FROM scans WHERE {where}", key).fetchone()
-            failures = (before[0] if before else 0) + 1 if scan.any_failed else 0
-            self.db.execute(f"DELETE FROM scans WHERE {where}", key)
-            cur = self.db.execute(
-                "INSERT INTO scans (sha256, source, name, container, sender, subject, sent_date,"
-                " attachment, status, error, seconds, processed_at, retry, failures)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (scan.sha256, scan.source, scan.name, scan.container, scan.sender, scan.subject,
-                 scan.date, scan.attachment, scan.status, scan.error, scan.seconds, now,
-                 int(scan.retry), failures))
-            scan_id = cur.lastrowid
-            for sheet in scan.sheets:
-                self.db.execute("DELETE FROM sheets WHERE id = ?", (sheet.sheet_id,))
-                self.db.execute(
-                    "INSERT INTO sheets (id, scan_id, page, status, error, image, layout)"
-                    " VALUES (?, ?, ?, ?, ?, ?, ?)",
-                    (sheet.sheet_id, scan_id, sheet.page, "failed" if sheet.error else "ok",
-                     sheet.error, sheet.image, json.dumps(sheet.layout) if sheet.layout else None))
-                if sheet.reading is not None:
-                    self.db.execute("INSERT INTO readings (sheet_id, reading) VALUES (?, ?)",
-                                    (sheet.sheet_id, json.dumps(sheet.reading, default=str)))
-                if sheet.result is not None:
-                    self._write_result(sheet.sheet_id, sheet.result, rules)
-                self._review_changed(sheet.sheet_id, sheet.result)
+            for scan in scans:
+                self._insert_scan(scan, rules, now)
+
+    def _insert_scan(self, scan: ScanRecord, rules: dict | None, now: str) -> None:
+        if scan.sha256 is not None:
+            where, key = "sha256 = ?", (scan.sha256,)
+        else:
+            where, key = "sha256 IS NULL AND source = ?", (scan.source,)
+        before = self.db.execute(f"SELECT failures FROM scans WHERE {where}", key).fetchone()
+        failures = (before[0] if before else 0) + 1 if scan.any_failed else 0
+        self.db.execute(f"DELETE FROM scans WHERE {where}", key)
+        cur = self.db.execute(
+            "INSERT INTO scans (sha256, source, name, container, sender, subject, sent_date,"
+            " attachment, status, error, seconds, processed_at, retry, failures)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (scan.sha256, scan.source, scan.name, scan.container, scan.sender, scan.subject,
+             scan.date, scan.attachment, scan.status, scan.error, scan.seconds, now,
+             int(scan.retry), failures))
+        scan_id = cur.lastrowid
+        for sheet in scan.sheets:
+            self.db.execute("DELETE FROM sheets WHERE id = ?", (sheet.sheet_id,))
+            self.db.execute(
+                "INSERT INTO sheets (id, scan_id, page, status, error, image, layout)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?)",
+                (sheet.sheet_id, scan_id, sheet.page, "failed" if sheet.error else "ok",
+                 sheet.error, sheet.image, json.dumps(sheet.layout) if sheet.layout else None))
+            if sheet.reading is not None:
+                self.db.execute("INSERT INTO readings (sheet_id, reading) VALUES (?, ?)",
+                                (sheet.sheet_id, json.dumps(sheet.reading, default=str)))
+            if sheet.result is not None:
+                self._write_result(sheet.sheet_id, sheet.result, rules)
+            self._review_changed(sheet.sheet_id, sheet.result)
 
     # ----------------------------------------------------------------- e-mails without a scan
     def record_message(self, source: str, reason: str, sender: str | None = None,

@@ -1,6 +1,10 @@
 """Parallel batch runs: a pool of worker processes, per-scan time limit, progress, Ctrl-C.
 
-Each worker is a long-lived process fed one scan at a time over a pipe; a scan that
+The runner plans what to read, hands the scans to an executor -- this module's local pool (the
+default) or a Dask cluster (batch.cluster, ``--cluster``) -- and commits each finished scan: only
+this process writes the ledger, the report and the sheet files.
+
+Each local worker is a long-lived process fed one scan at a time over a pipe; a scan that
 runs past the time limit (or crashes its worker) is recorded as failed and the worker
 replaced; a rerun tries it again, up to ``BatchOptions.max_tries`` times in all.  Results
 are committed to the ledger as each scan finishes, so an interrupted batch (Ctrl-C or
@@ -21,15 +25,18 @@ import sys
 import threading
 import time
 from collections import deque
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from multiprocessing.connection import wait
 from pathlib import Path
+from typing import Protocol
 
 from tqdm import tqdm
 
 from batch import decided, outputs
+from batch.atomic import atomic_write_bytes
 from batch.inputs import InputProblem, Item, ScanInput, Skipped, printable, shown
 from batch.ledger import LEDGER_NAME, Ledger, ScanRecord, SheetRecord
 from batch.worker import (
@@ -45,6 +52,12 @@ from ocr.cellnet import reader_version
 
 DEFAULT_TIMEOUT = 60.0
 INDEX_EVERY_S = 2.0  # rewrite report.html at most this often while running
+# ... and at most this share of the time: a season's report takes seconds to render, and the
+# client's time goes to committing what the workers finish.
+INDEX_TIME_SHARE = 0.1
+# Threads writing a commit's files (pictures, per-sheet JSON and HTML): each file waits on its
+# own disk sync, and concurrent syncs share the file system's journal commits.
+WRITER_THREADS = 8
 # A scan that timed out or whose worker died is tried at most this often in all (reruns retry it:
 # the machine may have been busy, or memory short); then it stays failed until --force.
 MAX_TRIES = 3
@@ -60,6 +73,8 @@ class BatchOptions:
     unfinished: str | None = None  # house rules; None = as last stored in the ledger
     partscore: int | None = None
     progress: bool = True
+    cluster: str | None = None  # run on Dask: tcp://HOST:PORT or local:N (batch.cluster)
+    shared_path: bool = False  # with cluster: workers open the files by path instead of bytes
 
 
 @dataclass
@@ -74,6 +89,7 @@ class BatchSummary:
     failed_before: int = 0  # of those, how many failed when they were processed
     older_reader: int = 0  # of those, how many were read by other networks than this run's
     retried: int = 0  # read again: their last try timed out or its worker died
+    rerun_lost: int = 0  # on a cluster: read again in this run after their worker was lost
     gave_up: int = 0  # of "already": failed that way max_tries times, not tried again
     duplicates: int = 0  # skipped: same content twice in this run
     skipped: int = 0  # attachments that were not scans (logos...)
@@ -81,6 +97,7 @@ class BatchSummary:
     blank_pages: int = 0  # blank pages beside a sheet (the back of a duplex scan), not read
     no_scan: list[str] = field(default_factory=list)  # e-mails with no scan attached: "source: reason"
     seconds: float = 0.0
+    writing_seconds: float = 0.0  # of those, writing the ledger, the sheet files and the report
     interrupted: bool = False
     peak_worker_rss_mb: float = 0.0
     failures: list[str] = field(default_factory=list)
@@ -94,6 +111,8 @@ class BatchSummary:
             parts.append(f"{len(self.rescan)} to scan again (writing too faint to read: listed in the report)")
         if self.retried:
             parts.append(f"{self.retried} retried (timed out or worker died before)")
+        if self.rerun_lost:
+            parts.append(f"{self.rerun_lost} read again after their worker was lost")
         if self.already:
             parts.append(f"{self.already} already done (--force to redo)")
         if self.failed_before:
@@ -133,38 +152,92 @@ def run_batch(items: Iterable[Item], options: BatchOptions, reader: Reader | Non
             summary.rules_changed = stored is not None
         todo = _plan(items, ledger, options.force, summary, None if reader else _reader_version(),
                      options.max_tries)
-        pool = _Pool(effective_jobs(options.jobs), out_dir / "sheets",
-                     reader or default_reader, reconciler or default_reconciler, rules)
+        pool = _executor(options, out_dir / "sheets", reader, reconciler, rules)
         # disable=None: a bar on a terminal, none in logs
         bar = tqdm(total=len(todo), unit="scan", file=sys.stderr,
                    disable=None if options.progress else True, dynamic_ncols=True)
-        last_index = 0.0
+        last_index, index_every = 0.0, INDEX_EVERY_S
         guard = _InterruptGuard()
+        writer = ThreadPoolExecutor(WRITER_THREADS, thread_name_prefix="batch-writer")
         try:
             guard.install()
             for problem in [p for p in todo if isinstance(p, InputProblem)]:
                 with guard.shielded():
-                    _commit(ledger, out_dir, _problem_record(problem), rules, summary)
+                    _commit(ledger, out_dir, [Finished(_problem_record(problem))], rules, summary,
+                            writer)
                 bar.update(1)
             scans = deque(s for s in todo if isinstance(s, ScanInput))
-            for record, rss_kb in pool.run(scans, options.timeout):
-                summary.peak_worker_rss_mb = max(summary.peak_worker_rss_mb, rss_kb / 1024)
+            for done in pool.run(scans, options.timeout):
+                for finished in done:
+                    summary.peak_worker_rss_mb = max(summary.peak_worker_rss_mb,
+                                                     finished.rss_kb / 1024)
                 with guard.shielded():
-                    _commit(ledger, out_dir, record, rules, summary)
-                bar.update(1)
+                    _commit(ledger, out_dir, done, rules, summary, writer)
+                bar.update(len(done))
                 bar.set_postfix(failed=summary.failed, refresh=False)
-                if time.monotonic() - last_index > INDEX_EVERY_S:
-                    outputs.write_index(out_dir, ledger)
-                    last_index = time.monotonic()
+                if time.monotonic() - last_index > index_every:
+                    took = _timed(outputs.write_index, out_dir, ledger)
+                    summary.writing_seconds += took
+                    last_index, index_every = time.monotonic(), max(INDEX_EVERY_S,
+                                                                    took / INDEX_TIME_SHARE)
         except KeyboardInterrupt:
             summary.interrupted = True
         finally:
             guard.restore()
             pool.close()
+            writer.shutdown()
+            summary.rerun_lost = pool.rerun_lost
             bar.close()
-            outputs.write_index(out_dir, ledger)
+            summary.writing_seconds += _timed(outputs.write_index, out_dir, ledger)
     summary.seconds = time.perf_counter() - t0
     return summary
+
+
+@dataclass
+class Finished:
+    """A scan an executor finished: its record, its worker's peak memory, and the report's
+    pictures still to be written ({file name: JPEG}; a local worker writes its own)."""
+
+    record: ScanRecord
+    rss_kb: int = 0
+    pictures: dict[str, bytes] = field(default_factory=dict)
+
+
+class Executor(Protocol):
+    """Where scans run: ``run`` yields the scans finished since it last yielded (committed
+    together, in one ledger transaction), each page held to ``timeout`` seconds; ``close`` ends
+    whatever still runs.  The local pool (_Pool) and the Dask cluster (batch.cluster)."""
+
+    rerun_lost: int  # scans read again after their worker was lost (a cluster's resilience)
+
+    def run(self, scans: deque, timeout: float) -> Iterator[list[Finished]]: ...
+
+    def close(self) -> None: ...
+
+
+def _executor(options: BatchOptions, sheets_dir: Path, reader: Reader | None,
+              reconciler: Reconciler | None, rules: dict | None) -> Executor:
+    """The local pool, or with ``options.cluster`` the Dask cluster (connected on first use)."""
+    read, reconcile = reader or default_reader, reconciler or default_reconciler
+    if options.cluster:
+        from batch.cluster import DaskExecutor, parse_cluster
+
+        return DaskExecutor(parse_cluster(options.cluster), read, reconcile, rules,
+                            shared_path=options.shared_path, warm=reader is None)
+    return _Pool(effective_jobs(options.jobs), sheets_dir, read, reconcile, rules)
+
+
+def failed_record(scan: ScanInput, pages: list[SheetRecord], blank: list[int],
+                  reason: str) -> ScanRecord:
+    """A scan cut short (time limit, worker lost): the ``pages`` it finished kept, the page it
+    was on failed for ``reason``, its ``blank`` pages counted."""
+    page = max([s.page + 1 for s in pages] + [b + 1 for b in blank], default=0)
+    sheets = [*pages, SheetRecord(sheet_id=sheet_id(scan.sha256, page), page=page, error=reason)]
+    ok = any(s.error is None for s in sheets)
+    return ScanRecord(sha256=scan.sha256, source=scan.source, status="done" if ok else "failed",
+                      error=None if ok else reason, name=scan.name, container=scan.container,
+                      sender=scan.sender, subject=scan.subject, date=scan.date,
+                      attachment=scan.attachment, sheets=sheets, blank_pages=len(blank))
 
 
 def effective_jobs(requested: int) -> int:
@@ -237,11 +310,32 @@ def _problem_record(problem: InputProblem) -> ScanRecord:
                       error=problem.error)
 
 
-def _commit(ledger: Ledger, out_dir: Path, record: ScanRecord, rules: dict | None,
-            summary: BatchSummary) -> None:
-    ledger.record_scan(record, rules)
-    decided.reapply(ledger, out_dir, [s.sheet_id for s in record.sheets], rules)  # people's say
-    outputs.write_scan_outputs(out_dir, ledger, record)
+def _timed(fn, *args) -> float:
+    t0 = time.perf_counter()
+    fn(*args)
+    return time.perf_counter() - t0
+
+
+def _commit(ledger: Ledger, out_dir: Path, done: list[Finished], rules: dict | None,
+            summary: BatchSummary, writer: ThreadPoolExecutor) -> None:
+    """Scans just finished into the ledger (one transaction) with their files: the pictures
+    first (the ledger names them), then each sheet's JSON and HTML (made from the ledger's rows),
+    the files written side by side (``writer``)."""
+    t0 = time.perf_counter()
+    sheets_dir = out_dir / "sheets"
+    pictures = [(sheets_dir / Path(name).name, jpeg) for f in done for name, jpeg in f.pictures.items()]
+    list(writer.map(lambda item: atomic_write_bytes(*item), pictures))
+    ledger.record_scans([f.record for f in done], rules)
+    decided.reapply(ledger, out_dir, [s.sheet_id for f in done for s in f.record.sheets],
+                    rules)  # a person's decisions (the review app) applied again
+    rows = [row for f in done for sheet in f.record.sheets for row in ledger.sheets(sheet.sheet_id)]
+    list(writer.map(lambda row: outputs.write_sheet_files(out_dir, row), rows))
+    summary.writing_seconds += time.perf_counter() - t0
+    for f in done:
+        _count(f.record, summary)
+
+
+def _count(record: ScanRecord, summary: BatchSummary) -> None:
     summary.scans += 1
     summary.blank_pages += record.blank_pages
     if record.status == "failed":
@@ -416,7 +510,9 @@ class _Worker:
 
 
 class _Pool:
-    """Long-lived worker processes with a per-scan time limit."""
+    """Long-lived worker processes with a per-scan time limit (the default Executor)."""
+
+    rerun_lost = 0  # a worker lost here fails its scan (retried on a rerun), never reruns it
 
     def __init__(self, jobs: int, sheets_dir: Path, reader: Reader, reconciler: Reconciler,
                  rules: dict | None):
@@ -429,7 +525,7 @@ class _Pool:
         self.workers: list[_Worker] = []
 
     def run(self, scans: deque, timeout: float):
-        """Yield (ScanRecord, worker peak RSS KiB) as scans finish, in completion order.
+        """Yield [Finished] as each scan finishes, in completion order.
         ``timeout`` limits each page (sheet), so a long PDF is not cut short."""
         while len(self.workers) < min(self.jobs, len(scans)):
             self.workers.append(_Worker(self.ctx, self.args))
@@ -444,7 +540,7 @@ class _Pool:
                     message = conn.recv()
                 except (EOFError, OSError):
                     w.proc.join(timeout=1)
-                    yield self._failed(w, f"worker process died (exit code {w.proc.exitcode})"), 0
+                    yield [Finished(self._failed(w, f"worker process died (exit code {w.proc.exitcode})"))]
                     continue
                 if message[0] in ("page", "blank"):
                     (w.pages if message[0] == "page" else w.blank).append(message[1])
@@ -452,13 +548,13 @@ class _Pool:
                     continue
                 _, record, rss = message
                 w.scan = None
-                yield record, rss
+                yield [Finished(record, rss)]
                 if scans:
                     self._give(w, scans.popleft())
             now = time.monotonic()
             for w in list(self.workers):
                 if w.scan is not None and now - w.started > timeout:
-                    yield self._failed(w, f"time limit exceeded ({timeout:g} s per sheet)"), 0
+                    yield [Finished(self._failed(w, f"time limit exceeded ({timeout:g} s per sheet)"))]
             for w in list(self.workers):
                 if w.scan is None and scans:
                     self._give(w, scans.popleft())
@@ -479,13 +575,7 @@ class _Pool:
         assert scan is not None
         w.stop(kill=True)
         self.workers[self.workers.index(w)] = _Worker(self.ctx, self.args)
-        page = max([s.page + 1 for s in w.pages] + [b + 1 for b in w.blank], default=0)
-        sheets = [*w.pages, SheetRecord(sheet_id=sheet_id(scan.sha256, page), page=page, error=reason)]
-        ok = any(s.error is None for s in sheets)
-        return ScanRecord(sha256=scan.sha256, source=scan.source, status="done" if ok else "failed",
-                          error=None if ok else reason, name=scan.name, container=scan.container,
-                          sender=scan.sender, subject=scan.subject, date=scan.date,
-                          attachment=scan.attachment, sheets=sheets, blank_pages=len(w.blank))
+        return failed_record(scan, w.pages, w.blank, reason)
 
     def close(self) -> None:
         for w in self.workers:

@@ -70,12 +70,15 @@ def sheet_id(sha256: str | None, page: int) -> str:
     return f"{(sha256 or 'nohash')[:12]}-p{page + 1}"
 
 
-def process_scan(scan: ScanInput, sheets_dir: Path, reader: Reader, reconciler: Reconciler,
-                 rules: dict | None, on_page: Callable[[SheetRecord], None] | None = None,
-                 on_blank: Callable[[int], None] | None = None) -> ScanRecord:
+def process_scan(scan: ScanInput, sheets_dir: Path | None, reader: Reader,
+                 reconciler: Reconciler, rules: dict | None,
+                 on_page: Callable[[SheetRecord], None] | None = None,
+                 on_blank: Callable[[int], None] | None = None,
+                 pictures: dict[str, bytes] | None = None) -> ScanRecord:
     """Read every page of ``scan`` (ocr.pipeline.read_results: the one read path), calling
     ``on_page`` as each is done (``on_blank`` with the page number of each blank page skipped);
-    never raises."""
+    never raises.  Each page's picture is written to ``sheets_dir``, or, given ``pictures``, put
+    there by file name instead (a cluster worker hands them back for the client to write)."""
     t0 = time.perf_counter()
     record = ScanRecord(sha256=scan.sha256, source=scan.source, status="done", name=scan.name,
                         container=scan.container, sender=scan.sender, subject=scan.subject,
@@ -89,7 +92,7 @@ def process_scan(scan: ScanInput, sheets_dir: Path, reader: Reader, reconciler: 
                 if on_blank is not None:
                     on_blank(result.page)
                 continue
-            record.sheets.append(_sheet_record(scan, result, sheets_dir))
+            record.sheets.append(_sheet_record(scan, result, sheets_dir, pictures))
             if on_page is not None:
                 on_page(record.sheets[-1])
     except Exception as exc:  # a bug here must not stop the batch
@@ -102,12 +105,14 @@ def process_scan(scan: ScanInput, sheets_dir: Path, reader: Reader, reconciler: 
     return record
 
 
-def _sheet_record(scan: ScanInput, result, sheets_dir: Path) -> SheetRecord:
-    """The ledger's record of one page's result (ocr.pipeline.SheetResult), its picture saved."""
+def _sheet_record(scan: ScanInput, result, sheets_dir: Path | None,
+                  pictures: dict[str, bytes] | None = None) -> SheetRecord:
+    """The ledger's record of one page's result (ocr.pipeline.SheetResult), its picture saved
+    (in ``sheets_dir``, or into ``pictures`` when given)."""
     sid = sheet_id(scan.sha256, result.page)
     if result.reading is None:
         page = keep.keep_page(scan.path, scan.data, scan.source, result.page, result.error,
-                              sheets_dir, sid)  # for clicking its table's corners (review app)
+                              sheets_dir, sid, pictures)  # for clicking its table's corners
         return SheetRecord(sheet_id=sid, page=result.page, error=result.error or "nothing read",
                            layout={"page": page} if page else None)
     record = SheetRecord(sheet_id=sid, page=result.page, reading=reading_to_json(result.reading))
@@ -117,8 +122,12 @@ def _sheet_record(scan: ScanInput, result, sheets_dir: Path) -> SheetRecord:
     record.result = result.to_json()
     if result.table is not None:
         try:
-            record.image, record.layout = save_picture(result.table, sheets_dir, sid)
-            full = keep.keep_cells(result.table, sheets_dir, sid)  # the review app's cells
+            if pictures is None:
+                record.image, record.layout = save_picture(result.table, sheets_dir, sid)
+            else:
+                record.image, jpeg, record.layout = encode_picture(result.table, sid)
+                pictures[record.image] = jpeg
+            full = keep.keep_cells(result.table, sheets_dir, sid, pictures)  # the review app's
             if full:
                 record.layout["full"] = full
         except Exception as exc:  # the picture is a nicety; the result stands without it
@@ -127,7 +136,14 @@ def _sheet_record(scan: ScanInput, result, sheets_dir: Path) -> SheetRecord:
 
 
 def save_picture(table, sheets_dir: Path, sid: str) -> tuple[str, dict]:
-    """Downscaled JPEG of the straightened sheet + cell boxes on it."""
+    """Downscaled JPEG of the straightened sheet written to ``sheets_dir`` + cell boxes on it."""
+    name, jpeg, layout = encode_picture(table, sid)
+    atomic_write_bytes(sheets_dir / name, jpeg)
+    return name, layout
+
+
+def encode_picture(table, sid: str) -> tuple[str, bytes, dict]:
+    """The file name, bytes and layout (cell boxes) of the sheet's downscaled JPEG."""
     image = np.asarray(table.straight.image)
     h, w = image.shape[:2]
     scale = min(1.0, REPORT_IMAGE_SIDE / max(h, w))
@@ -136,11 +152,10 @@ def save_picture(table, sheets_dir: Path, sid: str) -> tuple[str, dict]:
     ok, buf = cv2.imencode(".jpg", small, [cv2.IMWRITE_JPEG_QUALITY, REPORT_JPEG_QUALITY])
     if not ok:
         raise ValueError("JPEG encoding failed")
-    name = f"{sid}.jpg"
-    atomic_write_bytes(sheets_dir / name, buf.tobytes())
     cells = []
     for c in table.cells:
         x, y, cw, ch = c.box
         cells.append([c.row, c.key, round(x * scale, 1), round(y * scale, 1),
                       round(cw * scale, 1), round(ch * scale, 1)])
-    return name, {"width": small.shape[1], "height": small.shape[0], "cells": cells}
+    return f"{sid}.jpg", buf.tobytes(), {"width": small.shape[1], "height": small.shape[0],
+                                         "cells": cells}

@@ -49,6 +49,12 @@ def flag_is_planted(flag: dict, truth: dict) -> bool:
     so the winners line, right by the written totals, names the pair the deals' scores make losers."""
     if any(_same(m, flag) for m in truth["mistakes"]):
         return True
+    if flag["kind"] == "missing_deal" and flag.get("deal") is not None and truth.get("cells"):
+        # a row the players left wholly empty (a passed-out deal written blank, its dealer not
+        # written): on the paper that is a missing deal
+        row = [c["text"] for c in truth["cells"] if c["row"] == str(flag["deal"])]
+        if row and not any(t.strip() for t in row):
+            return True
     if flag["kind"] == "winner" and truth["mistakes"]:
         ns = sum(r["ns"] or 0 for r in truth["rows"])
         ew = sum(r["ew"] or 0 for r in truth["rows"])
@@ -97,6 +103,7 @@ def score_sheet(obj: dict, truth: dict) -> SheetScore:
     """Score ``obj`` (a reconciled sheet's JSON) against the generator's ``truth``."""
     score = SheetScore(mistake_free=not truth["mistakes"], flagged=bool(obj["flags"]))
     written = {r["deal"]: r for r in truth["rows"]}
+    true = {r["deal"]: r for r in truth.get("true_rows", [])}
     for row in obj["rows"]:
         want = written.get(row["deal"])
         if want is None:
@@ -106,7 +113,11 @@ def score_sheet(obj: dict, truth: dict) -> SheetScore:
                 score.numbers += 1
                 score.numbers_right += row[key] == want[key]
             score.exact &= row[key] == want[key]
-        score.exact &= row["dealer"] == want["dealer"]
+        if want["dealer"] is None and row.get("dealer_inferred") and row["deal"] in true:
+            # a dealer the players did not write, shown as the rotation's (and marked so)
+            score.exact &= row["dealer"] == true[row["deal"]]["dealer"]
+        else:
+            score.exact &= row["dealer"] == want["dealer"]
     for mistake in truth["mistakes"]:
         score.planted += 1
         score.caught += flagged_right(mistake, obj["flags"])

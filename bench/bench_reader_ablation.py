@@ -79,25 +79,32 @@ READER_FIELDS = {"readnone": "none_floor", "second": "second_share", "secondbelo
 
 # the code that makes the cached sheets and tables: a change to any of it makes new caches (a cache
 # of old tables would go on measuring the old code)
-TABLE_CODE = ("samples/generate.py", "ocr/form.py", "ocr/load.py", "ocr/page.py", "ocr/table.py",
+# (glob patterns from the repository's root; the table finder is a package, ocr/table/)
+TABLE_CODE = ("samples/generate.py", "samples/content.py", "samples/fill.py", "samples/hands.py",
+              "samples/scan.py", "ocr/form.py", "ocr/load.py", "ocr/page.py", "ocr/table/*.py",
+              "ocr/grid.py", "ocr/dewarp.py", "ocr/partial.py", "ocr/settings.py",
               "ocr/cells.py", "ocr/printed.py", "ocr/tess.py", "ocr/pipeline.py", "ocr/data.py",
               "scoring/formspec.py")
 
 
 def _table_code() -> bytes:
-    return b"".join((ROOT / name).read_bytes() for name in TABLE_CODE)
+    files = [p for pattern in TABLE_CODE for p in sorted(ROOT.glob(pattern))]
+    return b"".join(p.read_bytes() for p in files)
 
 
-def tables(seed: int, count: int) -> list[tuple[int, dict, object]]:
+def tables(seed: int, count: int, options=None, tag: str = "") -> list[tuple[int, dict, object]]:
     """(seed, truth, Table or None) for each sheet; the page image is dropped to keep it small.
-    Kept in bench/_work by the digest of the code that made them (TABLE_CODE)."""
-    path = WORK / f"tables-{seed}-{count}-{hashlib.sha256(_table_code()).hexdigest()[:12]}.pkl"
+    ``options`` (seed -> generate_sheet's options; ``tag`` names them in the file name) makes other
+    sheets than the generator's defaults.  Kept in bench/_work by the digest of the code that made
+    them (TABLE_CODE)."""
+    digest = hashlib.sha256(_table_code()).hexdigest()[:12]
+    path = WORK / f"tables-{seed}-{count}{'-' + tag if tag else ''}-{digest}.pkl"
     if path.exists():
         with path.open("rb") as fh:
             return pickle.load(fh)
     out = []
     for s in range(seed, seed + count):
-        data, truth = generate_sheet(s)
+        data, truth = generate_sheet(s, **(options(s) if options else {}))
         outcome = next(iter(read_file(f"sheet-{s}", data=data, name=f"sheet-{s}")))
         table = None
         if outcome.ok:
@@ -133,14 +140,19 @@ def configure(spec: str) -> tuple[tuple, CellReader, ReconcileSettings]:
     return key, reader, settings
 
 
-def readings(seed: int, count: int, sheets, key: tuple, reader: CellReader) -> list:
+def reader_code() -> bytes:
+    """The reading code: every module of ocr/ and its packages (a change to any of them may change
+    a reading)."""
+    return b"".join(p.read_bytes() for p in sorted((ROOT / "ocr").rglob("*.py")))
+
+
+def readings(seed: int, count: int, sheets, key: tuple, reader: CellReader, tag: str = "") -> list:
     """Each sheet's reading under ``key``'s settings, kept in bench/_work (by the networks' digests
-    and the "none" settings, and the reading code itself: ocr/cellnet.py, ocr/read.py, and the
-    tables' code) so that reconciliation-only configurations take seconds, not minutes."""
-    code = b"".join((ROOT / "ocr" / name).read_bytes() for name in ("cellnet.py", "read.py", "digitnet.py", "ppocr.py", "settings.py"))
-    code += _table_code()
-    tag = hashlib.sha256(repr((reader.version,) + key[1:]).encode() + code).hexdigest()[:12]
-    path = WORK / f"readings-{seed}-{count}-{tag}.pkl"
+    and the "none" settings, the reading code itself -- every module of ocr/ -- and the tables'
+    code) so that reconciliation-only configurations take seconds, not minutes."""
+    code = reader_code() + _table_code()
+    digest = hashlib.sha256(repr((reader.version,) + key[1:]).encode() + code).hexdigest()[:12]
+    path = WORK / f"readings-{seed}-{count}{'-' + tag if tag else ''}-{digest}.pkl"
     if path.exists():
         with path.open("rb") as fh:
             return pickle.load(fh)

@@ -11,7 +11,15 @@ from __future__ import annotations
 import html
 from collections.abc import Iterable
 
-from report.marks import UNSURE_NOTE, cell_state, flagged_cells, reading_unsure, review_cells
+from report.marks import (
+    INFERRED_LEGEND,
+    UNSURE_NOTE,
+    cell_state,
+    flagged_cells,
+    inferred_note,
+    reading_unsure,
+    review_cells,
+)
 from report.records import SheetEntry
 from scoring.formspec import DEAL_COLUMNS as COLUMNS
 
@@ -30,6 +38,7 @@ table{border-collapse:collapse;margin:.5em 0}
 th,td{border:1px solid #bbb;padding:.25em .6em;text-align:right}
 th{background:#f2f2f2} td.l,th.l{text-align:left}
 .read{background:#e6f5e9} .review{background:#fff1cc} .flag{background:#fbdada}
+td.inferred{font-style:italic;color:#555}
 .fail{color:#a00} .muted{color:#666;font-size:.9em}
 .legend span{display:inline-block;padding:.1em .5em;margin-right:.5em;border:3px solid}
 .scan{max-width:100%;border:1px solid #999}
@@ -148,13 +157,19 @@ def _table(result: dict, flagged: set, review: set) -> str:
             state = cell_state(row, col, flagged, review)
             shown = "?" if value is None else value
             tip = f"confidence {conf[col]:.2f}" if isinstance(conf.get(col), (int, float)) else ""
+            note = inferred_note(r, col)
+            if note:  # a value nobody wrote: in brackets, and said so
+                state, shown, tip = f"{state} inferred", f"({shown})", f"{note}; {tip}".strip("; ")
             tds.append(f'<td class="{state}" title="{e(tip)}">{e(shown)}</td>')
         body.append(f"<tr><th>{e(row)}</th>{''.join(tds)}</tr>")
     totals = result.get("totals") or {}
     total_tds = "".join(f'<td class="{cell_state("total", f"cum_{side}", flagged, review)}">'
                         f"{e(totals.get(side))}</td>" for side in ("ns", "ew"))
     body.append(f"<tr><th>Total</th><td></td><td></td><td></td>{total_tds}</tr>")
-    return f"<h2>The table as read</h2><table>{head}{''.join(body)}</table>"
+    legend = ""
+    if any(inferred_note(r, c) for r in result.get("rows") or [] for c in COLUMNS):
+        legend = f'<p class="muted">{e(INFERRED_LEGEND)}</p>'
+    return f"<h2>The table as read</h2><table>{head}{''.join(body)}</table>{legend}"
 
 
 def _flags(result: dict) -> str:

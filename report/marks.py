@@ -4,6 +4,19 @@ the text and HTML reports mark the same cells alike."""
 from __future__ import annotations
 
 UNSURE_NOTE = "the reading of this cell is unsure too: check it by eye before telling the players"
+INFERRED_LEGEND = ("(in brackets): not written on the sheet -- a dealer the rotation gives, or a "
+                   "number the sheet's arithmetic gives where something else was read")
+
+
+def inferred_note(row: dict, col: str) -> str:
+    """Why a row's value in ``col`` is not what is written on the sheet ("" when it is): a dealer
+    the players did not write (``dealer_inferred``), a number the arithmetic gives
+    (``inferred``)."""
+    if col == "dealer" and row.get("dealer_inferred"):
+        return "not written: the dealer rotation gives it"
+    if col in (row.get("inferred") or []):
+        return "not what is read on the sheet: the arithmetic gives it"
+    return ""
 
 
 def review_cells(result: dict) -> set[tuple[str, str]]:

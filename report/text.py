@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from report.marks import UNSURE_NOTE, reading_unsure
+from report.marks import INFERRED_LEGEND, UNSURE_NOTE, inferred_note, reading_unsure
+from scoring.formspec import DEAL_COLUMNS as COLUMNS
 
 
-def _cell(value) -> str:
+def _cell(value, row: dict | None = None, col: str = "") -> str:
     if value is None:
         return "?"
-    return str(value)
+    return f"({value})" if row is not None and inferred_note(row, col) else str(value)
 
 
 def sheet_text(obj: dict) -> str:
@@ -34,15 +35,18 @@ def sheet_text(obj: dict) -> str:
     for row in obj.get("rows", []):
         deal = row.get("deal")
         mark = " !" if deal in flagged else (" ?" if deal in unsure else "")
+        cells = {c: _cell(row.get(c), row, c) for c in COLUMNS}
         lines.append(
-            f"  {deal:>4} {_cell(row.get('dealer')):>3} {_cell(row.get('ns')):>6} "
-            f"{_cell(row.get('ew')):>6} {_cell(row.get('cum_ns')):>8} "
-            f"{_cell(row.get('cum_ew')):>8}{mark}"
+            f"  {deal:>4} {cells['dealer']:>3} {cells['ns']:>6} "
+            f"{cells['ew']:>6} {cells['cum_ns']:>8} "
+            f"{cells['cum_ew']:>8}{mark}"
         )
         for item in explanations.get(str(deal), [])[:2]:
             text = item.get("text") if isinstance(item, dict) else str(item)
             if text:
                 lines.append(f"{'':>13}{text}")
+    if any(inferred_note(row, c) for row in obj.get("rows", []) for c in COLUMNS):
+        lines.append(f"  {INFERRED_LEGEND}")
     totals = obj.get("totals") or {}
     lines.append(f"  totals: N/S {_cell(totals.get('ns'))}  E/W {_cell(totals.get('ew'))}")
     flags = obj.get("flags", [])

@@ -28,6 +28,15 @@ MISTAKES = {
     "missing_deal": "missing_deal",  # a row left empty in the middle
     "dealer": "dealer",  # a wrong dealer in the rotation
 }
+# More of the classic slips of a person adding up, planted only when asked for (``draw`` or
+# ``mistakes``): the default draw above stays as it was, so earlier seeds give the same sheets.
+MORE_MISTAKES = {
+    "carry": "cumulative",  # a carry slip: a cumulative 100 or 1000 off, carried into the later ones
+    "wrong_column": "score",  # a deal's score written in the other side's column, added where it belongs
+}
+ALL_MISTAKES = MISTAKES | MORE_MISTAKES
+# How the players fill the dealer column: every row, or only the first deal's dealer.
+DEALER_STYLES = ("every", "first")
 SURNAMES = (
     "Smith", "Jones", "Brown", "Reid", "Taylor", "Wilson", "Walker", "Clark", "Hall", "Young",
     "King", "Wright", "Green", "Baker", "Hill", "Moore", "Wood", "Martin", "Kerr", "Scott",
@@ -61,7 +70,7 @@ class SheetContent:
     names: dict[str, str]  # "ns"/"ew" -> "Smith / Jones"
     winners_text: str  # what is written on the Winners line
     winners_side: str  # the side the winners line names
-    rows: list[dict]  # as written; a missing row has None values
+    rows: list[dict]  # as written; a missing row has None values (an unwritten dealer: None)
     true_rows: list[dict]
     totals_written: dict[str, int] | None  # the Total row (wide layout) or None
     mistakes: list[dict] = field(default_factory=list)
@@ -80,7 +89,7 @@ def _simulate(rng: random.Random) -> list[dict]:
 
 
 def _mistake(deal, detail: str, side=None, column=None, written=None, expected=None) -> dict:
-    return {"deal": deal, "kind": MISTAKES[detail], "side": side, "column": column,
+    return {"deal": deal, "kind": ALL_MISTAKES[detail], "side": side, "column": column,
             "written": written, "expected": expected, "detail": detail}
 
 
@@ -118,7 +127,8 @@ def pick_deal(rng: random.Random, rows: list[dict], detail: str,
     and for "unexplainable" the wrong score to write there."""
     free = [k for k in range(1, 29) if not {k - 1, k, k + 1} & taken]
     value = None
-    if detail in ("impossible_pair", "unexplainable"):  # exactly one side scored, not honours
+    if detail in ("impossible_pair", "unexplainable", "wrong_column"):
+        # exactly one side scored, not honours
         free = [k for k in free if (rows[k]["ns"] == 0) != (rows[k]["ew"] == 0)
                 and max(rows[k]["ns"], rows[k]["ew"]) not in (100, 150)]
     if detail == "unexplainable":
@@ -147,6 +157,22 @@ def plant(rng: random.Random, rows: list[dict], detail: str, k: int, value: int 
         for later in rows[k:]:
             later[col] += delta
         return _mistake(k + 1, detail, side, col, wrong, wrong - delta)
+    if detail == "carry":
+        # adding up (or copying the cumulative on a deal the side did not score), a carry is lost
+        # or added: 100 or 1000 too many or too few, and the players go on from what they wrote
+        delta = rng.choice((100, 1000)) * rng.choice((-1, 1))
+        if row[col] + delta <= 0:
+            delta = -delta
+        for later in rows[k:]:
+            later[col] += delta
+        return _mistake(k + 1, detail, side, col, row[col], row[col] - delta)
+    if detail == "wrong_column":
+        # the score written in the other side's column; the cumulatives added where it belongs
+        scorer = "ns" if row["ns"] else "ew"
+        other = "ew" if scorer == "ns" else "ns"
+        value = row[scorer]
+        row[other], row[scorer] = value, 0
+        return _mistake(k + 1, detail, other, other, value, 0)
     if detail == "miscopy":
         wrong = _slip(rng, row[col])
         expected = row[col]
@@ -171,8 +197,9 @@ def plant(rng: random.Random, rows: list[dict], detail: str, k: int, value: int 
         return _mistake(k + 1, detail, None, None, None,
                         {c: true[c] for c in ("dealer",) + NUMBER_COLS})
     if detail == "dealer":
-        wrong = rng.choice([s for s in SEATS if s != row["dealer"]])
-        expected = row["dealer"]
+        # where only the first dealer is written, the rotation says whose deal it was
+        expected = row["dealer"] or SEATS[(SEATS.index(rows[0]["dealer"]) + k) % 4]
+        wrong = rng.choice([s for s in SEATS if s != expected])
         row["dealer"] = wrong
         return _mistake(k + 1, detail, None, "dealer", wrong, expected)
     raise ValueError(f"{detail!r} is not a per-deal mistake")
@@ -184,18 +211,27 @@ def random_names(rng: random.Random) -> dict[str, str]:
 
 
 def sheet_content(rng: random.Random, layout: str = "classic", mistake_rate: float = 0.3,
-                  mistakes: tuple[str, ...] | None = None) -> SheetContent:
-    """A filled sheet's content.  ``mistakes`` forces those kinds; else a random ~rate share."""
+                  mistakes: tuple[str, ...] | None = None, draw: tuple[str, ...] | None = None,
+                  dealers: str = "every") -> SheetContent:
+    """A filled sheet's content.  ``mistakes`` forces those kinds; else a random ~rate share,
+    drawn from ``draw`` (default: MISTAKES, not MORE_MISTAKES).  ``dealers`` "first": the players
+    write only the first deal's dealer (a dealer mistake is still written where it is planted)."""
+    if dealers not in DEALER_STYLES:
+        raise ValueError(f"unknown dealer style {dealers!r}; choose from {', '.join(DEALER_STYLES)}")
+    pool = tuple(MISTAKES) if draw is None else tuple(draw)
+    unknown = [m for m in (mistakes or ()) + pool if m not in ALL_MISTAKES]
+    if unknown:
+        raise ValueError(f"unknown mistake kind(s) {unknown}; choose from {', '.join(ALL_MISTAKES)}")
     true_rows = _simulate(rng)
     rows = [dict(r) for r in true_rows]
+    if dealers == "first":
+        for row in rows[1:]:
+            row["dealer"] = None
     if mistakes is None:
         mistakes = ()
         if rng.random() < mistake_rate:
-            kinds = [d for d in MISTAKES if d != "total" or layout == "wide"]
-            mistakes = tuple(rng.sample(kinds, 1 if rng.random() < 0.75 else 2))
-    unknown = [m for m in mistakes if m not in MISTAKES]
-    if unknown:
-        raise ValueError(f"unknown mistake kind(s) {unknown}; choose from {', '.join(MISTAKES)}")
+            kinds = [d for d in pool if d != "total" or layout == "wide"]
+            mistakes = tuple(rng.sample(kinds, min(1 if rng.random() < 0.75 else 2, len(kinds))))
     planted: list[dict] = []
     taken: set[int] = set()
     want_total = want_winner = False

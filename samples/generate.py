@@ -9,8 +9,10 @@ S, S+1, ...; everything is deterministic from the seed.  Importable API:
     render_sheet(seed, **options) -> (image ndarray, truth dict)  # in memory, no encoding
 
 Options (None = drawn at random from the seed): layout, hand, second_hand, ink, scan,
-zero_style, typed, mistakes (tuple of samples.content.MISTAKES keys), mistake_rate,
-container ("jpg", "png", "pdf", "tiff"), allow_turn, scan_dpi, jpeg_quality.  See samples/README.md for the
+zero_style, typed, mistakes (tuple of samples.content.ALL_MISTAKES keys), mistake_rate,
+mistake_kinds (the kinds a random mistake is drawn from; default samples.content.MISTAKES),
+dealers ("every" row's dealer written, or only the "first"), container ("jpg", "png", "pdf",
+"tiff"), allow_turn, scan_dpi, jpeg_quality.  See samples/README.md for the
 truth format.
 """
 
@@ -33,7 +35,7 @@ import numpy as np
 from PIL import Image
 
 from ocr.form import LAYOUTS, random_style, render_form
-from samples.content import ZERO_STYLES, sheet_content
+from samples.content import ALL_MISTAKES, DEALER_STYLES, MISTAKES, ZERO_STYLES, sheet_content
 from samples.fill import INKS, Pen, fill_form
 from samples.hands import HANDS
 from samples.scan import SCAN_KINDS, apply_h, make_scan
@@ -72,7 +74,8 @@ def fill_sheet(seed: int, *, layout: str | None = None, hand: str | None = None,
                second_hand: str | None = None, ink: str | None = None,
                scan: str | None = None, zero_style: str | None = None,
                typed: bool | None = None, mistakes: tuple[str, ...] | None = None,
-               mistake_rate: float = 0.3, scan_dpi: float | None = None) -> FilledSheet:
+               mistake_rate: float = 0.3, scan_dpi: float | None = None,
+               mistake_kinds: tuple[str, ...] | None = None, dealers: str = "every") -> FilledSheet:
     """The filled page of sheet ``seed`` (the random draws of :func:`render_sheet` up to the scan)."""
     _check("layout", layout, LAYOUTS)
     _check("hand", hand, HANDS)
@@ -99,7 +102,8 @@ def fill_sheet(seed: int, *, layout: str | None = None, hand: str | None = None,
     form_dpi = 200 if scan in ("photo", "fax") or (scan_dpi or 300) <= 200 else 300
     page_grey, geom = render_form(random_style(rng, layout, form_dpi))
     page = cv2.cvtColor(page_grey, cv2.COLOR_GRAY2BGR)
-    content = sheet_content(rng, layout, mistake_rate=mistake_rate, mistakes=mistakes)
+    content = sheet_content(rng, layout, mistake_rate=mistake_rate, mistakes=mistakes,
+                            draw=mistake_kinds, dealers=dealers)
     px_mm = form_dpi / 25.4
     pens = [Pen(hand, ink, rng, px_mm)]
     if second_hand:
@@ -117,6 +121,7 @@ def fill_sheet(seed: int, *, layout: str | None = None, hand: str | None = None,
         "inks": [p.ink for p in pens],
         "scan": scan,
         "zero_style": zero_style,
+        "dealers": dealers,
         "typed": typed,
         "names": dict(content.names),
         "winners": content.winners_side,
@@ -232,7 +237,16 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--layout", choices=LAYOUTS, default=None)
     p.add_argument("--hand", choices=HANDS, default=None)
     p.add_argument("--mistake-rate", type=float, default=0.3)
+    p.add_argument("--mistake-kinds", default=None,
+                   help=f"comma-separated kinds a planted mistake is drawn from ({', '.join(ALL_MISTAKES)}); "
+                   "default: all but " + ", ".join(k for k in ALL_MISTAKES if k not in MISTAKES))
+    p.add_argument("--dealers", choices=DEALER_STYLES, default="every",
+                   help="the players write every row's dealer, or only the first deal's")
     args = p.parse_args(argv)
+    draw = tuple(args.mistake_kinds.split(",")) if args.mistake_kinds else None
+    bad = [k for k in draw or () if k not in ALL_MISTAKES]
+    if bad:
+        p.error(f"unknown mistake kind(s) {', '.join(bad)}; choose from {', '.join(ALL_MISTAKES)}")
     kinds = args.kinds.split(",") if args.kinds else list(SCAN_KINDS)
     bad = [k for k in kinds if k not in SCAN_KINDS]
     if bad:
@@ -249,7 +263,7 @@ def main(argv: list[str] | None = None) -> int:
         seed = args.seed + i
         kind = kinds[random.Random(seed).randrange(len(kinds))] if args.kinds else None
         write_sheet(out, seed, layout=args.layout, hand=args.hand, scan=kind,
-                    mistake_rate=args.mistake_rate)
+                    mistake_rate=args.mistake_rate, mistake_kinds=draw, dealers=args.dealers)
     dt = time.perf_counter() - t0
     print(f"wrote {args.count} sheets to {out} in {dt:.1f} s "
           f"({dt / max(1, args.count):.2f} s/sheet)")

@@ -93,14 +93,21 @@ class ReviewItem:
     column: str
     candidates: list[Candidate]
     reason: str
+    # the flag kind the inconsistency in question would be if the sheet says what was read
+    # ("cumulative", "score", "total", "winner", "missing_deal", "dealer"); None: an unsure
+    # reading that breaks nothing
+    kind: str | None = None
 
     def to_json(self) -> dict:
-        return {
+        out = {
             "deal": self.deal,
             "column": self.column,
             "candidates": [[v, round(float(p), 4)] for v, p in self.candidates],
             "reason": self.reason,
         }
+        if self.kind is not None:
+            out["kind"] = self.kind
+        return out
 
 
 @dataclass
@@ -109,11 +116,19 @@ class ReconciledRow:
     values: dict[str, object]  # DEAL_COLUMNS -> chosen value (None = unreadable)
     confidence: dict[str, float]  # NUMBER_COLUMNS -> probability of the chosen value
     explanation: list[str] = field(default_factory=list)  # readable results for the score
+    # columns whose shown value nobody wrote: the dealer the rotation gives where none is written,
+    # a number the sheet's arithmetic gives where the reader saw something else
+    inferred: list[str] = field(default_factory=list)
 
     def to_json(self) -> dict:
         out: dict = {"deal": self.deal}
         for col in DEAL_COLUMNS:
             out[col] = self.values.get(col)
+            if col == "dealer" and col in self.inferred:
+                out["dealer_inferred"] = True
+        numbers = [c for c in NUMBER_COLUMNS if c in self.inferred]
+        if numbers:  # CONTRACT.md's keys, and these only where a value is not what was written
+            out["inferred"] = numbers
         out["confidence"] = {c: round(float(self.confidence.get(c, 0.0)), 4)
                              for c in NUMBER_COLUMNS}
         return out

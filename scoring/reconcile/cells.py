@@ -54,6 +54,15 @@ class CellModel:
             return self.other_cost + self.shape_scale * near_cost(odds, self.misread)
         return self.other_cost + self.shape_scale * shape_cost(self.read, value, self.misread)
 
+    def likely_variants(self, at: float, count: int) -> list[int]:
+        """Up to ``count`` one-digit variants of the reader's best number, not among its options,
+        that it finds at least 10 ** ``at`` as likely (most likely first)."""
+        if not self.near or not self.best or count <= 0:
+            return []
+        found = sorted(((o, v) for v, o in self.near.items()
+                        if o >= at and v and v % 10 == 0 and v not in self.values), reverse=True)
+        return [v for _, v in found[:count]]
+
     def p(self, value: int) -> float:
         """The reader's own probability of a number ``value`` (0 = blank), as modelled here."""
         return sum(math.exp(-o.cost) for o in self.options if o.value == value)
@@ -145,7 +154,8 @@ def cell_model(cell: CellReading | None, temperature: float = 1.0,
         return CellModel([Option(None, 0.0)], other_cost=0.0, present=False,
                          misread=settings.misread)
     candidates = cell.candidates
-    if temperature != 1.0 and candidates and not is_blank(cell):
+    if temperature != 1.0 and candidates and not is_blank(cell) \
+            and not (as_int(cell.best) == 0 and cell.confidence >= s.zero_sure_at):
         flat = flatten([float(p) for _, p in candidates], temperature,
                        sum(max(float(p), 0.0) for _, p in candidates))
         candidates = [(v, q) for (v, _), q in zip(candidates, flat, strict=True)]

@@ -10,7 +10,9 @@ more probable.
 
 Cumulative mistakes come in two shapes: a *slip* (the wrong cumulative is carried
 forward) and a *miscopy* (the next row continues from the right value); both
-are flagged once, at the deal where they happen.
+are flagged once, at the deal where they happen.  A deal's score written in the
+other side's column, and added up where it belongs, is one mistake too (a
+"score" of shape "column"), not two wrong cumulatives.
 """
 
 from __future__ import annotations
@@ -22,6 +24,25 @@ from dataclasses import dataclass, field
 from scoring.reconcile.cells import CellModel, misread_shape
 from scoring.reconcile.check import DealChecker, pair_problem
 from scoring.reconcile.settings import DEFAULT, DecoderSettings, ReconcileSettings
+
+
+def carry_like(written: int, expected: int) -> bool:
+    """Is ``written`` the classic slip of a person adding up ``expected``: a carry lost or added
+    (exactly 100 or 1000 off), or two neighbouring digits swapped?"""
+    if written < 0 or expected < 0:
+        return False
+    if abs(written - expected) in (100, 1000):
+        return True
+    a, b = str(written), str(expected)
+    return len(a) == len(b) and misread_shape(written, expected) == "swap"
+
+
+def slip_prior(written: int, expected: int, base_cost: float, s: DecoderSettings) -> float:
+    """The prior cost of the players writing ``written`` for ``expected``: less for a carry or a
+    swap (DecoderSettings.carry_discount), more for a number unlike a person's slip."""
+    if carry_like(written, expected):
+        return base_cost - s.carry_discount
+    return base_cost + (0.0 if slip_like(written, expected) else s.cost_odd_slip)
 
 
 def slip_like(written: int, expected: int) -> bool:
@@ -110,6 +131,11 @@ def _side_options(base, s_cell: CellModel, c_cell: CellModel, deal: int, side: s
     s_opts = list(s_cell.choices)
     c_opts = list(c_cell.choices)
     if base is not None:
+        # one-digit variants the reader itself finds likely: tried even where the other cell of
+        # the pair must then be read otherwise too (both cells misread)
+        for cell, opts in ((s_cell, s_opts), (c_cell, c_opts)):
+            opts += [(v, cell.other(v), "near")
+                     for v in cell.likely_variants(s.near_try_at, s.near_try)]
         # values the reader did not propose but the arithmetic implies
         for cv, _ccost, _csrc in list(c_opts):
             inferred = cv - base if cv is not None else None
@@ -122,11 +148,13 @@ def _side_options(base, s_cell: CellModel, c_cell: CellModel, deal: int, side: s
     seen = set()
     for sv, scost, ssrc in s_opts:
         for cv, ccost, csrc in c_opts:
-            if (ssrc == "inferred" and csrc == "inferred") or (sv, ssrc, cv, csrc) in seen:
+            if (ssrc == "inferred" and csrc == "inferred") or (ssrc == csrc == "near") \
+                    or (sv, ssrc, cv, csrc) in seen:
                 continue
             seen.add((sv, ssrc, cv, csrc))
             cost = scost + ccost
-            schoice, cchoice = (sv, ssrc), (cv, csrc)
+            schoice = (sv, "inferred" if ssrc == "near" else ssrc)
+            cchoice = (cv, "inferred" if csrc == "near" else csrc)
             if base is None:
                 out.append((cost, sv, schoice, cchoice, cv, None))
             elif sv is None:
@@ -141,8 +169,8 @@ def _side_options(base, s_cell: CellModel, c_cell: CellModel, deal: int, side: s
                 out.append((cost, sv, schoice, (None, "none", base + sv), base + sv, None))
             elif cv == base + sv:
                 out.append((cost, sv, schoice, cchoice, cv, None))
-            elif csrc == "read" and ssrc == "read":
-                prior = s.cost_cumulative + (0.0 if slip_like(cv, base + sv) else s.cost_odd_slip)
+            elif csrc == "read" and ssrc == "read":  # a mistake rests on what was read
+                prior = slip_prior(cv, base + sv, s.cost_cumulative, s)
                 for shape, new_base in (("slip", cv), ("copy", base + sv)):
                     m = Mistake(deal, "cumulative", side, col, cv, base + sv, base, sv, shape)
                     out.append((cost + prior, sv, schoice, cchoice, new_base, m))
@@ -157,6 +185,15 @@ def _side_options(base, s_cell: CellModel, c_cell: CellModel, deal: int, side: s
         # one misreading that each die on a later deal as a players' mistake
         kept += [o for o in out[s.side_options:] if o[4] is None and o[0] <= cut][:1]
     return kept
+
+
+def _column_options(base: int, s_cell: CellModel, c_cell: CellModel, deal: int, side: str,
+                    s: DecoderSettings) -> list[tuple]:
+    """One side's (score, cumulative) read with the *other* side's score cell, for a score written
+    in the wrong column: a score the reader proposed, a cumulative that adds up (read, or one it
+    did not propose), no mistake of their own."""
+    return [o for o in _side_options(base, s_cell, c_cell, deal, side, s)
+            if o[5] is None and o[2][1] == "read" and o[3][1] in ("read", "inferred")]
 
 
 def decode(deals: list[DealInput], totals: dict[str, CellModel] | None,
@@ -219,13 +256,26 @@ def _expand(beam: list[_Node], d: DealInput, checker: DealChecker, last: bool,
             ew_opts = memo[("ew", node.b_ew)] = _side_options(
                 node.b_ew, cells["ew"], cells["cum_ew"], d.deal, "ew", s)
         if ns_opts and ew_opts:
-            per_node.append((node, ns_opts, ew_opts))
+            per_node.append((node, ns_opts, ew_opts, False))
+        if node.b_ns is not None and node.b_ew is not None \
+                and cells["ns"].present and cells["ew"].present:
+            # the score written in the other side's column: each cumulative read with the
+            # other score cell
+            swapped = [memo.get(("ns~", node.b_ns)), memo.get(("ew~", node.b_ew))]
+            if swapped[0] is None:
+                swapped[0] = memo[("ns~", node.b_ns)] = _column_options(
+                    node.b_ns, cells["ew"], cells["cum_ns"], d.deal, "ns", s)
+            if swapped[1] is None:
+                swapped[1] = memo[("ew~", node.b_ew)] = _column_options(
+                    node.b_ew, cells["ns"], cells["cum_ew"], d.deal, "ew", s)
+            if swapped[0] and swapped[1]:
+                per_node.append((node, swapped[0], swapped[1], True))
     if limit is None:
         # the cheapest reading may still fail the rule check, so look that much further
-        limit = min((n.cost + a[0][0] + b[0][0] for n, a, b in per_node), default=math.inf) \
+        limit = min((n.cost + a[0][0] + b[0][0] for n, a, b, _ in per_node), default=math.inf) \
             + s.window + s.cost_score
     combos = []
-    for node, ns_opts, ew_opts in per_node:
+    for node, ns_opts, ew_opts, swapped in per_node:
         for a in ns_opts:
             ca = node.cost + a[0]
             if ca > limit:
@@ -234,16 +284,28 @@ def _expand(beam: list[_Node], d: DealInput, checker: DealChecker, last: bool,
                 cost = ca + b[0]
                 if cost > limit:
                     break
-                combos.append((cost, id(a), id(b), node, a, b))
+                if swapped:
+                    # the written pair: exactly one side's cell holds the score
+                    if (a[2][0] == 0) == (b[2][0] == 0):
+                        continue
+                    cost += s.cost_column
+                    if cost > limit:
+                        continue
+                combos.append((cost, id(a), id(b), node, a, b, swapped))
     combos.sort(key=lambda t: t[0])
     best: dict[tuple, _Node] = {}
     worst_kept: list[float] = []  # max-heap (negated) of the beam's best costs so far
     per_totals: dict[tuple, int] = {}
     floor = math.inf
-    for cost, _ia, _ib, node, a, b in combos:
+    for cost, _ia, _ib, node, a, b, swapped in combos:
         if cost > floor + s.window or (len(worst_kept) >= s.beam and cost > -worst_kept[0]):
             break
         mistakes = tuple(m for m in (a[5], b[5]) if m is not None)
+        if swapped:
+            # a: N/S's cumulative read with the E/W score cell; b: E/W's with the N/S one
+            where = "ns" if b[2][0] else "ew"
+            value = b[2][0] or a[2][0]
+            mistakes = (Mistake(d.deal, "score", where, where, value, 0, shape="column"),)
         pad = node.pad
         s_ns, s_ew = a[1], b[1]
         if s_ns is None or s_ew is None:
@@ -262,7 +324,8 @@ def _expand(beam: list[_Node], d: DealInput, checker: DealChecker, last: bool,
         key = (a[4], b[4], pad, keys)
         old = best.get(key)
         if old is None or cost < old.cost:
-            choice = {"ns": a[2], "cum_ns": a[3], "ew": b[2], "cum_ew": b[3]}
+            choice = {"ns": b[2], "cum_ns": a[3], "ew": a[2], "cum_ew": b[3]} if swapped else \
+                {"ns": a[2], "cum_ns": a[3], "ew": b[2], "cum_ew": b[3]}
             best[key] = _Node(cost, a[4], b[4], pad, keys, node, choice, mistakes)
             floor = min(floor, cost)
             # combos come cheapest first, so a key's first node is its best: count it once,
@@ -335,7 +398,7 @@ def _finish(beam: list[_Node], totals: dict[str, CellModel] | None,
                     opts.append((o.cost, (o.value, source), None))
                 else:
                     m = Mistake(0, "total", side, side, o.value, base)
-                    prior = s.cost_total + (0.0 if slip_like(o.value, base) else s.cost_odd_slip)
+                    prior = slip_prior(o.value, base, s.cost_total, s)
                     opts.append((o.cost + prior, (o.value, "read"), m))
             if base is not None and base not in cell.values:
                 opts.append((cell.other(base), (base, "inferred"), None))

@@ -62,8 +62,8 @@ def mistake_flags(hyps: list[Hypothesis], last_deal, flags: list[Flag], review: 
                 if m.expected is not None else [(m.written, round(p, 4))]
             where = (None, "total_" + (m.side or "ns")) if m.kind == "total" \
                 else (deal, m.column or "ns")
-            review.append(ReviewItem(*where, cands,
-                                     messages.misread_or_mistake(messages.mistake(m, deal))))
+            review.append(ReviewItem(*where, cands, messages.misread_or_mistake(m, deal),
+                                     kind=m.kind))
     return flagged
 
 
@@ -132,6 +132,10 @@ def dealer_flags(rows: list[RowReading], out_rows: list[ReconciledRow], flags: l
     odd = {m.index for m in result.mistakes}
     for i, row in enumerate(rows):
         out_rows[i].values["dealer"] = result.seats[i]
+        if result.seats[i] is None and result.expected[i] is not None:
+            # not written (players often write only the first dealer): the rotation's, marked so
+            out_rows[i].values["dealer"] = result.expected[i]
+            out_rows[i].inferred.append("dealer")
         if read[i] and result.seats[i] and result.seats[i] != read[i][0] \
                 and read[i][1] >= v.overridden_sure and i not in odd:
             # a letter read surely, shown as the rotation's: say so (never a silent guess)
@@ -147,9 +151,12 @@ def dealer_flags(rows: list[RowReading], out_rows: list[ReconciledRow], flags: l
             if p >= v.review_mistake_at:
                 review.append(ReviewItem(rows[i].deal, "dealer",
                                          sorted(cell.probs.items(), key=lambda sp: -sp[1]),
-                                         messages.dealer_misread_or_mistake(m.written, m.expected)))
+                                         messages.dealer_misread_or_mistake(
+                                             rows[i].deal, m.written, m.expected),
+                                         kind="dealer"))
             continue
-        before = [j for j in range(i) if out_rows[j].values["dealer"]]
+        before = [j for j in range(i)
+                  if out_rows[j].values["dealer"] and "dealer" not in out_rows[j].inferred]
         last = (out_rows[before[-1]].values["dealer"], rows[before[-1]].deal) if before else None
         flags.append(Flag("dealer", messages.dealer_out_of_turn(rows[i].deal, m.written,
                                                                 m.expected, last),
@@ -171,10 +178,12 @@ def missing_flags(rows: list[RowReading], deals: list[DealInput], empty: list[bo
     many = many_empty(empty, settings)
     for i, row in enumerate(rows):
         if empty[i] and many:
-            review.append(ReviewItem(row.deal, "ns", [], messages.empty_row(n_empty - 1)))
+            review.append(ReviewItem(row.deal, "ns", [], messages.empty_row(n_empty - 1),
+                                     kind="missing_deal"))
         elif empty[i] and not all(cell.p(0) >= settings.verdicts.sure_blank
                                   for cell in deals[i].cells.values() if cell.present):
-            review.append(ReviewItem(row.deal, "ns", [], messages.EMPTY_ROW_UNSURE))
+            review.append(ReviewItem(row.deal, "ns", [], messages.EMPTY_ROW_UNSURE,
+                                     kind="missing_deal"))
         elif empty[i]:
             flags.append(Flag("missing_deal", messages.empty_row_missing(row.deal),
                               deal=row.deal, written=None, expected=row.deal))
@@ -187,7 +196,8 @@ def missing_flags(rows: list[RowReading], deals: list[DealInput], empty: list[bo
         nxt = last + 1
         why = messages.why_more_deals(played, DEALS)
         if many:  # the rows after it may be unseen writing too
-            review.append(ReviewItem(nxt, "ns", [], messages.stops_unsure(last, why)))
+            review.append(ReviewItem(nxt, "ns", [], messages.stops_unsure(last, why),
+                                     kind="missing_deal"))
         else:
             flags.append(Flag("missing_deal", messages.stops_missing(nxt, last, why),
                               deal=nxt, written=None, expected=nxt))

@@ -18,6 +18,10 @@ def mistake(m, deal) -> str:
         return (f"Total row: {side} total {m.written}, but the cumulative after deal {deal} "
                 f"is {m.expected}")
     if m.kind == "score":
+        if m.shape == "column":
+            other = SIDE_NAMES["ew" if m.side == "ns" else "ns"]
+            return (f"deal {deal}: {m.written} is written in the {side} column, but the "
+                    f"cumulatives add it to {other}: the score is in the wrong column")
         if m.expected == 0 and m.score is not None:
             other = SIDE_NAMES["ew" if m.side == "ns" else "ns"]
             return (f"deal {deal}: {side} {m.written} and {other} {m.score} both scored; on one "
@@ -30,9 +34,49 @@ def mistake(m, deal) -> str:
     return f"deal {deal}: {m.kind}"
 
 
-def misread_or_mistake(text: str) -> str:
-    """The review reason for a mistake not probable enough to flag."""
-    return "a misread or the players' mistake: " + text
+def misread_or_mistake(m, deal) -> str:
+    """The review reason for a mistake (decode.Mistake) not probable enough to flag: what was read,
+    what the arithmetic says, and what each answer would mean."""
+    side = SIDE_NAMES.get(m.side or "", "")
+    head = "a misread or the players' mistake: "
+    if m.kind == "cumulative":
+        return (head + f"deal {deal}'s {side} cumulative looks like {m.written}, but {m.base} + "
+                f"{m.score} = {m.expected}. If the sheet says {m.written}, the players added up "
+                f"wrong; if it says {m.expected}, it was only misread")
+    if m.kind == "total":
+        return (head + f"the Total row's {side} total looks like {m.written}, but the last "
+                f"cumulative is {m.expected}. If the sheet says {m.written}, the players copied "
+                f"it wrong; if it says {m.expected}, it was only misread")
+    return (head + mistake(m, deal) + ". If the scores on the sheet are as read, this is the "
+            "players' mistake; if not, they were only misread")
+
+
+def unsure(candidates: list) -> str:
+    """Review: a cell read unsurely where the sheet's arithmetic does not decide (or decides with
+    only ``candidates[0]``'s probability)."""
+    values = [("empty" if v == 0 else str(v)) for v, _ in candidates if v is not None]
+    if len(values) < 2:
+        return "unsure reading: please check this number on the sheet"
+    return (f"unsure reading: is it {' or '.join(values[:3])}? The shown "
+            f"{values[0]} is the likelier; look at the sheet")
+
+
+def flag_rests_on(deal: int, shown, maybe: str) -> str:
+    """Review: a number, read unsurely, that the cumulative flag at ``deal`` rests on."""
+    return (f"the flag at deal {deal} rests on this number, read unsurely as {shown}{maybe}: check "
+            "it first -- if the sheet says otherwise here, the players' mistake is here instead")
+
+
+def read_as_but(read, shown) -> str:
+    """Review: a cell whose reading the arithmetic overrode; the row shows ``shown``."""
+    what = "empty" if read == 0 else str(read)
+    return (f"read as {what}, but the arithmetic gives {shown} (shown in the row). If the sheet "
+            f"says {what}, the players made a mistake here")
+
+
+def total_read_as_but(read: str, shown) -> str:
+    return (f"Total row read as {read}, but the cumulatives give {shown}. If the sheet says "
+            f"{read}, the players copied the total wrong")
 
 
 def dealer_out_of_turn(deal: int, written: str, expected: str, before: tuple | None) -> str:
@@ -42,9 +86,10 @@ def dealer_out_of_turn(deal: int, written: str, expected: str, before: tuple | N
             "(dealer rotates N, E, S, W)")
 
 
-def dealer_misread_or_mistake(written: str, expected: str) -> str:
-    return (f"dealer {written} breaks the rotation (expected {expected}): a misread or the "
-            "players' mistake")
+def dealer_misread_or_mistake(deal: int, written: str, expected: str) -> str:
+    return (f"a misread or the players' mistake: the dealer of deal {deal} looks like {written}, "
+            f"but the rotation gives {expected}. If the sheet says {written}, the players wrote "
+            f"the wrong dealer; if it says {expected}, it was only misread")
 
 
 def dealer_overridden(read: str, shown: str) -> str:
@@ -98,6 +143,17 @@ def winners_unsure(winners: str, final: dict) -> str:
     """Review: named winners that the totals contradict, on a sheet too unsure to flag it."""
     return (f"winners line names {SIDE_NAMES[winners]}; the numbers read so far give "
             f"{final['ns']} (N/S) v {final['ew']} (E/W), but too many are unsure to say")
+
+
+def winners_unclear(text: str | None, winners: str, final: dict) -> str:
+    """Review: a winners line, not read clearly, that seems to name ``winners`` though they do not
+    have the higher total (``final``: the totals by side)."""
+    other = "ew" if winners == "ns" else "ns"
+    why = (f"the totals are level ({final['ns']} each)" if final["ns"] == final["ew"] else
+           f"{SIDE_NAMES[other]} have the higher total ({final[other]} v {final[winners]})")
+    return (f"the winners line, read as {(text or '').strip()!r}, seems to name "
+            f"{SIDE_NAMES[winners]}, but {why}. Does it name them (the players' mistake), or was "
+            "it misread?")
 
 
 def winners_unread(text: str, winners: str | None) -> str:

@@ -17,8 +17,8 @@ from scoring.reconcile.settings import DEFAULT, ReconcileSettings
 from scoring.sheet import CellReading, ReconciledRow, ReviewItem, RowReading
 
 # review reasons by how telling they are, first the most (a cell keeps one item: _one_per_cell)
-REVIEW_PRIORITY = ("a misread or", "could not be read", "read as", "hard to read", "blank?",
-                   "dealer", "unsure reading")
+REVIEW_PRIORITY = ("a misread or", "could not be read", "read as", "the flag at", "hard to read",
+                   "blank?", "dealer", "unsure reading")
 
 
 def overridden(value, p: float, post: list[tuple[object, float]],
@@ -67,6 +67,7 @@ def rows(readings: list[RowReading], empty: list[bool], hyps: list[Hypothesis],
     for i, row in enumerate(readings):
         chosen: dict[str, object] = {"dealer": None}
         conf: dict[str, float] = {}
+        inferred: list[str] = []  # columns shown with a value the reader did not see there
         for col in NUMBER_COLUMNS:
             cell = row.cells.get(col)
             if empty[i] or best is None:  # an empty row is a missing deal (flagged), not zeros
@@ -87,11 +88,15 @@ def rows(readings: list[RowReading], empty: list[bool], hyps: list[Hypothesis],
                                             if implied is not None else "")))
             elif source == "inferred":
                 chosen[col], conf[col] = value, p
-                reason = (f"read as {cell.best}, but the arithmetic gives {value}"
-                          if cell.best is not None
-                          else f"hard to read{maybe(read, value)}; the arithmetic gives {value}")
-                review.append(ReviewItem(row.deal, col, overridden(value, p, post, cell.best),
-                                         reason))
+                inferred.append(col)
+                if cell.best is not None:
+                    review.append(ReviewItem(row.deal, col, overridden(value, p, post, cell.best),
+                                             messages.read_as_but(cell.best, value),
+                                             kind=column_kind(col)))
+                else:
+                    review.append(ReviewItem(row.deal, col, overridden(value, p, post, cell.best),
+                                             f"hard to read{maybe(read, value)}; the arithmetic "
+                                             f"gives {value}"))
             else:
                 chosen[col], conf[col] = value, p
                 own = values(cell.candidates)[0] or ({0: 1.0} if cell.blank else {})  # the reader's
@@ -100,8 +105,10 @@ def rows(readings: list[RowReading], empty: list[bool], hyps: list[Hypothesis],
                         and own.get(value, 0.0) < v.overridden_below:
                     # a sure reading replaced by a candidate the reader hardly believed: most often
                     # a misread repaired, but now and then a miscopy the arithmetic undid
+                    inferred.append(col)
                     review.append(ReviewItem(row.deal, col, overridden(value, p, post, sure),
-                                             f"read as {sure}, but the arithmetic gives {value}"))
+                                             messages.read_as_but(sure, value),
+                                             kind=column_kind(col)))
                 elif value == 0 and own.get(0, 0.0) < v.blank_review_below:
                     # a blank the arithmetic cannot confirm (0 + 0 fits anything that is unknown):
                     # no surer than the reader found it, however many readings of the sheet agree
@@ -113,9 +120,37 @@ def rows(readings: list[RowReading], empty: list[bool], hyps: list[Hypothesis],
                     review.append(ReviewItem(row.deal, col, post[:3],
                                              f"hard to read; the arithmetic confirms {value}"))
                 elif p < v.review_below:
-                    review.append(ReviewItem(row.deal, col, post[:3], "unsure reading"))
-        out.append(ReconciledRow(row.deal, chosen, conf))
+                    review.append(ReviewItem(row.deal, col, post[:3], messages.unsure(post[:3])))
+        out.append(ReconciledRow(row.deal, chosen, conf, inferred=inferred))
     return out
+
+
+def column_kind(col: str) -> str:
+    """The flag kind a wrong value in number column ``col`` would be."""
+    return "cumulative" if col.startswith("cum_") else "score"
+
+
+def flag_support(flags, rows: list[RowReading], out_rows: list[ReconciledRow],
+                 review: list[ReviewItem], settings: ReconcileSettings = DEFAULT) -> None:
+    """A review item on each number a cumulative flag rests on -- the cumulative before and the
+    deal's score -- that the reader read less surely than support_below: if the sheet says
+    otherwise there, the players' mistake is there, not where it is flagged."""
+    index = {r.deal: i for i, r in enumerate(rows)}
+    for flag in flags:
+        i = index.get(flag.deal)
+        if flag.kind != "cumulative" or i is None or flag.side not in ("ns", "ew"):
+            continue
+        support = [(i, flag.side)] + ([(i - 1, "cum_" + flag.side)] if i else [])
+        for j, col in support:
+            cell, shown = rows[j].cells.get(col), out_rows[j].values.get(col)
+            if cell is None or shown is None:
+                continue
+            own = values(cell.candidates)[0] or ({0: 1.0} if cell.blank else {})
+            if own.get(shown, 0.0) < settings.verdicts.support_below:
+                read = [(v, round(q, 4)) for v, q in cell.candidates]
+                reason = messages.flag_rests_on(flag.deal, shown, maybe(read, shown))
+                review.append(ReviewItem(rows[j].deal, col, read or [(shown, 0.0)], reason,
+                                         kind="cumulative"))
 
 
 def unread_candidates(read: list, implied: object) -> list[tuple[object, float]]:
@@ -151,7 +186,8 @@ def total_review(hyps: list[Hypothesis], best: Hypothesis | None, total: RowRead
         read = [(v, round(float(p), 4)) for v, p in (cell.candidates if cell else [])
                 if v is not None]
         if source == "none":
-            review.append(ReviewItem(None, "total_" + side, read, "Total row could not be read"))
+            review.append(ReviewItem(None, "total_" + side, read, "Total row could not be read",
+                                     kind="total"))
         elif source == "inferred" or (
                 cell is not None and value != cell_model(cell, settings=settings).options[0].value):
             # a less likely candidate chosen because the cumulatives agree with it: never silently
@@ -159,8 +195,8 @@ def total_review(hyps: list[Hypothesis], best: Hypothesis | None, total: RowRead
             review.append(ReviewItem(None, "total_" + side,
                                      overridden(value, dict(post).get(value, 0.0), post,
                                                 cell.best if cell else None),
-                                     f"Total row read as {best_read(cell)}, but the cumulatives "
-                                     f"give {value}"))
+                                     messages.total_read_as_but(best_read(cell), value),
+                                     kind="total"))
 
 
 def winners_review(winners_hint: str | None, winners_text: str | None, winners: str | None,
@@ -171,7 +207,7 @@ def winners_review(winners_hint: str | None, winners_text: str | None, winners: 
         return
     text = (winners_text or "").strip()
     review.append(ReviewItem(None, "winners", [(winners, 1.0)] if winners else [],
-                             messages.winners_unread(text, winners)))
+                             messages.winners_unread(text, winners), kind="winner"))
 
 
 def one_per_cell(review: list[ReviewItem]) -> list[ReviewItem]:

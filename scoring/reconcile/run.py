@@ -19,6 +19,7 @@ from scoring.reconcile.partial import apply_missing
 from scoring.reconcile.rescan import rescan_advice
 from scoring.reconcile.settings import DEFAULT, ReconcileSettings
 from scoring.reconcile.trust import trusted
+from scoring.reconcile.winners import clearly_named
 from scoring.sheet import Flag, ReconciledSheet, ReviewItem, SheetReading
 
 
@@ -55,19 +56,31 @@ def reconcile(reading: SheetReading, rules=None, settings: ReconcileSettings = D
         flagged = verdicts.mistake_flags(hyps, last_deal, flags, items, settings)
     shown = review.shown(hyps, flagged)
     out_rows = review.rows(rows, empty, hyps, items, shown, settings)
+    review.flag_support(flags, rows, out_rows, items, settings)
     verdicts.dealer_flags(rows, out_rows, flags, items, temperature, settings)
     verdicts.missing_flags(rows, deals, empty, flags, items, settings)
     totals_out, final = sheet_totals(shown, out_rows, empty, settings)
     review.total_review(hyps, shown, reading.total, items, settings)
     winners = reading.winners_hint if reading.winners_hint in ("ns", "ew") else None
     winner_flag = verdicts.winner_flag(winners, final)
-    if winner_flag is not None and rescan is None:
+    clear = clearly_named(reading.winners_text, winners, reading.names, settings.winners)
+    if winner_flag is not None and rescan is None and clear and winners_behind(
+            hyps, winners, [r.deal for r in rows], empty, settings) < settings.winners.behind_at:
+        # the totals the winners line contradicts rest on every number of the sheet
+        items.append(ReviewItem(None, "winners", [(winners, 1.0)],
+                                messages.winners_unsure(winners, final), kind="winner"))
+    elif winner_flag is not None and rescan is None and clear:
         flags.append(winner_flag)
+    elif winner_flag is not None and rescan is None:
+        # a winners line read loosely that seems to name the losers: a question, not a flag
+        items.append(ReviewItem(None, "winners", [(winners, 1.0)],
+                                messages.winners_unclear(reading.winners_text, winners, final),
+                                kind="winner"))
     elif winner_flag is not None:
         # too much of the sheet unread (rescan advice): its totals are guesses, the winners a
         # question
         items.append(ReviewItem(None, "winners", [(winners, 1.0)],
-                                messages.winners_unsure(winners, final)))
+                                messages.winners_unsure(winners, final), kind="winner"))
     if winners is None and final["ns"] is not None and final["ew"] is not None \
             and final["ns"] != final["ew"]:
         winners = "ns" if final["ns"] > final["ew"] else "ew"
@@ -93,18 +106,7 @@ def sheet_totals(best: Hypothesis | None, out_rows, empty: list[bool],
     The sums fall back to the running totals when a score is unknown, or a deal's row is empty
     (a missing deal: its score went into the later cumulatives, but is written nowhere).
     """
-    final = {"ns": None, "ew": None}
-    if best is not None:
-        final = dict(best.bases)
-        if verdicts.many_empty(empty, settings):  # rows the reader did not see: totals unknown
-            final = {"ns": None, "ew": None}
-        elif not any(empty):  # an empty row's score is in the later cumulatives only
-            for side in ("ns", "ew"):
-                scores = [c[side][0] if c[side][0] is not None
-                          else (c[side][2] if len(c[side]) > 2 else None)
-                          for c in best.cells]
-                if scores and None not in scores:
-                    final[side] = sum(scores)
+    final = score_sums(best, [r.deal for r in out_rows], empty, settings)
     written = {"ns": None, "ew": None}
     filled = [r for r in out_rows if any(r.values.get(c) for c in NUMBER_COLUMNS)]
     for side in ("ns", "ew"):
@@ -113,6 +115,41 @@ def sheet_totals(best: Hypothesis | None, out_rows, empty: list[bool],
         elif filled:
             written[side] = filled[-1].values.get("cum_" + side)
     return written, final
+
+
+def score_sums(h: Hypothesis | None, deals: list[int], empty: list[bool],
+               settings: ReconcileSettings = DEFAULT) -> dict[str, int | None]:
+    """What each side scored in all by reading ``h`` (the sums of its deal scores; the running
+    totals where a score is unknown or a row empty; None where rows were not seen)."""
+    final: dict[str, int | None] = {"ns": None, "ew": None}
+    if h is None or verdicts.many_empty(empty, settings):  # rows the reader did not see
+        return final
+    final = dict(h.bases)
+    if any(empty):  # an empty row's score is in the later cumulatives only
+        return final
+    # a score written in the wrong column counts for the side the cumulatives add it to
+    moved = {m.deal for m in h.mistakes if m.kind == "score" and m.shape == "column"}
+    for side in ("ns", "ew"):
+        scores = []
+        for deal, c in zip(deals, h.cells, strict=True):
+            cell = c[("ew" if side == "ns" else "ns") if deal in moved else side]
+            scores.append(cell[0] if cell[0] is not None else (cell[2] if len(cell) > 2 else None))
+        if scores and None not in scores:
+            final[side] = sum(scores)
+    return final
+
+
+def winners_behind(hyps: list[Hypothesis], winners: str, deals: list[int], empty: list[bool],
+                   settings: ReconcileSettings = DEFAULT) -> float:
+    """The probability, over the readings of the whole sheet, that the pair the winners line names
+    does not have the higher total."""
+    other = "ew" if winners == "ns" else "ns"
+    out = 0.0
+    for h in hyps:
+        sums = score_sums(h, deals, empty, settings)
+        if sums[winners] is not None and sums[other] is not None and sums[winners] <= sums[other]:
+            out += h.weight
+    return out
 
 
 def add_explanations(sheet: ReconciledSheet, best: Hypothesis | None, rules) -> None:

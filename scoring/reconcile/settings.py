@@ -29,22 +29,36 @@ class TrustSettings:
     none_sheet_cap: float = 0.05
     # widened candidates less likely than this are left out ...
     min_candidate: float = 0.005
-    # ... and so are those after this many ("none of these" included)
-    max_candidates: int = 5
+    # ... and so are those after this many ("none of these" included): where the reader could not
+    # tell, the value written is often its fifth or sixth candidate
+    max_candidates: int = 7
     # a cumulative read at least this sure ...
     sure_at: float = 0.99
     # ... on a sheet whose doubt is below this ...
     sure_doubt: float = 0.15
     # ... keeps only this floor: such cells are almost never misread
     sure_floor: float = 0.002
+    # a cell read as 0 (left empty, a dash or a 0) at least this sure ...
+    zero_sure_at: float = 0.99
+    # ... keeps only this floor on any sheet: it almost never holds a number (1 in 34,000)
+    zero_floor: float = 0.001
+    # on a sheet whose doubt is below this, a cell read at least runner_best sure ...
+    runner_doubt: float = 0.02
+    runner_best: float = 0.85
+    # ... has its other candidates (and the odds of its one-digit variants) scaled by this: there
+    # the reader claims its runner-ups far more often than they are what is written
+    runner_scale: float = 0.1
 
 
 @dataclass(frozen=True)
 class CellSettings:
     """How a number cell's candidates become the decoder's options (cells.py)."""
 
-    # a hard sheet's candidates are flattened by the temperature 1 + this x its doubt
+    # a hard sheet's candidates are flattened by the temperature 1 + this x its doubt ...
     sheet_temp: float = 5.0
+    # ... but not those of a cell read as 0 (empty, a dash or a 0) at least this sure: a hard
+    # sheet makes its digits doubtful, not whether a cell holds a number
+    zero_sure_at: float = 0.99
     # a misread's shape counts temperature ** -this: on a hard sheet misreads are wilder
     shape_power: float = 1.0
     # a cell whose "none of these" reaches this cannot be read (null in the output)
@@ -58,7 +72,7 @@ class CellSettings:
     # probabilities below this count as this (costs stay finite)
     min_p: float = 1e-4
     # candidate values per cell the decoder tries
-    max_options: int = 4
+    max_options: int = 6
 
 
 @dataclass(frozen=True)
@@ -98,8 +112,17 @@ class DecoderSettings:
     cost_score: float = 7.0
     # ... of a Total row that disagrees with the last cumulatives
     cost_total: float = 6.5
+    # ... of a score written in the other side's column (and added where it belongs)
+    cost_column: float = 6.5
+    # less for the classic slips of a person adding up: a carry (100 or 1000 off), a swap
+    carry_discount: float = 0.0
     # extra for a wrong number unlike a person's slip (more like a misread)
     cost_odd_slip: float = 4.0
+    # a one-digit variant the reader finds at least 10 ** this as likely as its reading is tried
+    # even where the other cell of the pair must then be misread too ...
+    near_try_at: float = -3.0
+    # ... at most this many a cell
+    near_try: int = 4
     # beam nodes kept after each deal
     beam: int = 10
     # ... at most this many per pair of running totals (a misread path is not crowded out)
@@ -152,6 +175,25 @@ class VerdictSettings:
     overridden_below: float = 0.05
     # ... and a number shown as blank that the reader found blank less surely than this
     blank_review_below: float = 0.6
+    # a cumulative flag rests on the cumulative before and the deal's score: one the reader read
+    # less surely than this is named for a person to check (the mistake may be there instead)
+    support_below: float = 0.5
+
+
+@dataclass(frozen=True)
+class WinnersSettings:
+    """When the winners line is read clearly enough for a winners mistake to be flagged
+    (winners.py); a line read less clearly that seems to name the losers goes to review."""
+
+    # the winners line reads at least this much like the named pair's names ...
+    name_match: float = 0.8
+    # ... and at most this much like the other pair's
+    other_below: float = 0.5
+    # ... or, where the other pair's names were not read, at least this much like the named pair's
+    name_alone: float = 0.9
+    # the named pair is behind on the totals in readings of the sheet this probable in all (the
+    # totals rest on every number)
+    behind_at: float = 0.8
 
 
 @dataclass(frozen=True)
@@ -176,6 +218,7 @@ class ReconcileSettings:
     decoder: DecoderSettings = field(default_factory=DecoderSettings)
     dealer: DealerSettings = field(default_factory=DealerSettings)
     verdicts: VerdictSettings = field(default_factory=VerdictSettings)
+    winners: WinnersSettings = field(default_factory=WinnersSettings)
     rescan: RescanSettings = field(default_factory=RescanSettings)
 
     def with_values(self, values: dict[str, object]) -> ReconcileSettings:

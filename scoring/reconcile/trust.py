@@ -14,6 +14,7 @@ string of its written number cells); one without it -- made by an older reader, 
 from __future__ import annotations
 
 import dataclasses
+import math
 
 from scoring.formspec import NUMBER_COLUMNS
 from scoring.reconcile.settings import DEFAULT, TrustSettings
@@ -24,6 +25,25 @@ def sheet_none_floor(doubt: float, settings: TrustSettings = DEFAULT.trust) -> f
     """The "none of these" floor of a sheet's written number cells, from the sheet's doubt."""
     s = settings
     return min(max(s.none_floor, s.none_sheet * doubt), s.none_sheet_cap)
+
+
+def calibrated(cell: CellReading, settings: TrustSettings = DEFAULT.trust) -> CellReading:
+    """``cell`` (on an easy sheet) with its runner-ups, and the odds of its one-digit variants,
+    scaled by runner_scale when its best value is read at least runner_best sure; the mass taken
+    goes to the best value."""
+    s = settings
+    values = [(v, float(p)) for v, p in cell.candidates if v is not None]
+    if s.runner_scale >= 1.0 or cell.blank or len(values) < 1:
+        return cell
+    top, best = max(values, key=lambda vp: vp[1])
+    if best < s.runner_best:
+        return cell
+    taken = sum(p for v, p in values if v != top) * (1.0 - s.runner_scale)
+    cands = [(v, p * s.runner_scale if v is not None and v != top else
+              p + taken if v == top else p) for v, p in cell.candidates]
+    near = None if cell.near is None else \
+        {v: o + math.log10(s.runner_scale) for v, o in cell.near.items()}
+    return dataclasses.replace(cell, candidates=cands, near=near)
 
 
 def widened(cell: CellReading, floor: float | None = None, sure_floor: float | None = None,
@@ -41,9 +61,10 @@ def widened(cell: CellReading, floor: float | None = None, sure_floor: float | N
         return cell
     top, best = max(values, key=lambda vp: vp[1])
     if top == 0:
-        # read as empty: whether a cell holds ink is not what makes a sheet hard to read, and a
-        # cell read empty that sure almost never holds writing -- the plain floor, not the sheet's
-        floor = min(floor, s.none_floor)
+        # read as empty (or a dash, or a 0): whether a cell holds a number is not what makes a
+        # sheet hard to read, and a cell read so almost never holds one -- the plain floor, not
+        # the sheet's, and a smaller one still where the reader is sure
+        floor = min(floor, s.zero_floor if best / kept >= s.zero_sure_at else s.none_floor)
     elif sure_floor is not None and best >= s.sure_at:
         floor = min(floor, sure_floor)
     share = max(none, floor)
@@ -66,10 +87,12 @@ def trusted(reading: SheetReading, settings: TrustSettings = DEFAULT.trust) -> S
         return reading
     floor = sheet_none_floor(float(doubt), s)
     sure = s.sure_floor if float(doubt) < s.sure_doubt else None
+    easy = float(doubt) < s.runner_doubt
 
     def row(r: RowReading) -> RowReading:
         return dataclasses.replace(r, cells={
-            c: widened(cell, floor, sure if c.startswith("cum_") else None, s)
+            c: widened(calibrated(cell, s) if easy else cell, floor,
+                       sure if c.startswith("cum_") else None, s)
             if c in NUMBER_COLUMNS else cell
             for c, cell in r.cells.items()})
 

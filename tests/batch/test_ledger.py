@@ -81,3 +81,14 @@ def test_scan_readers_come_from_the_stored_readings(tmp_path):
         led.record_scan(scan("b" * 64, sheets=pages))
         assert led.scan_readers("b" * 64) == {"abc+def", "123"}
         assert led.scan_readers("c" * 64) == set()
+
+
+def test_scans_recorded_together_are_one_transaction(tmp_path):
+    """record_scans (a cluster's scans finished at once): all of them or, when one cannot be
+    written, none -- never part of the group."""
+    with Ledger(tmp_path / "l.sqlite") as led:
+        led.record_scans([scan("a" * 64), scan("b" * 64, source="t.png")])
+        assert [s.source for s in led.sheets()] == ["s.png", "t.png"]
+        with pytest.raises(LedgerError):  # the second breaks the status check: neither is kept
+            led.record_scans([scan("c" * 64, source="u.png"), scan("d" * 64, status="weird")])
+        assert led.counts()["scans"] == 2 and led.scan_status("c" * 64) is None

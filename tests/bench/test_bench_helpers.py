@@ -73,3 +73,15 @@ def test_ablation_tables_cache_is_made_again_when_the_table_code_changes(monkeyp
     monkeypatch.setattr(ablation, "_table_code", lambda: b"version 2")
     ablation.tables(7, 2)
     assert made == [7, 8, 7, 8] and len(list(tmp_path.glob("tables-7-2-*.pkl"))) == 2
+
+
+def test_ablation_cache_digests_cover_the_table_package():
+    """The table finder is a package (ocr/table/): its modules must be part of the tables' and the
+    readings' digests (a fixed file list naming ocr/table.py stopped working when it moved), and
+    every pattern of TABLE_CODE must name code that exists."""
+    import bench.bench_reader_ablation as ablation
+
+    rows = (ablation.ROOT / "ocr" / "table" / "rows.py").read_bytes()
+    assert rows in ablation._table_code() and rows in ablation.reader_code()
+    for pattern in ablation.TABLE_CODE:
+        assert list(ablation.ROOT.glob(pattern)), pattern

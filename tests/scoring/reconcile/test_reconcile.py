@@ -445,7 +445,7 @@ def test_total_row_mistake_against_a_close_misread_goes_to_review():
     reading.total.cells["cum_ew"] = CellReading([(1560, 0.995), (1460, 0.004)])
     result = reconcile(reading, explain=False)
     assert flags_of(result, "total") == []
-    assert any(r.reason.startswith("a misread or the players' mistake: Total row") for r in result.review)
+    assert any(r.reason.startswith("a misread or the players' mistake: the Total row") and r.kind == "total" for r in result.review)
     # with no reading that agrees with the cumulatives, the same Total row is flagged
     reading.total.cells["cum_ew"] = CellReading([(1560, 0.995), (1960, 0.004)])
     result = reconcile(reading, explain=False)
@@ -465,7 +465,8 @@ def test_total_row_read_fairly_surely_is_flagged_once_a_mistake_is_likelier_than
     result = reconcile(reading, explain=False)
     assert flags_of(result, "total") == []
     item = next(r for r in result.review if r.column == "total_ew")
-    assert item.reason.startswith("a misread or the players' mistake: Total row") and item.candidates[0][0] == 1460
+    assert item.reason.startswith("a misread or the players' mistake: the Total row's E/W total looks like 1560")
+    assert item.kind == "total" and item.candidates[0][0] == 1460
 
 
 def test_a_lone_miscopied_cumulative_needs_more_evidence_than_a_carried_slip():
@@ -536,7 +537,10 @@ def test_a_mistake_left_to_review_is_not_shown_as_believed():
     assert flags_of(result, "cumulative") == []
     assert result.rows[4].values["cum_ns"] == 330
     item = next(r for r in result.review if (r.deal, r.column) == (5, "cum_ns"))
-    assert item.reason.startswith("a misread or the players' mistake: deal 5: N/S cumulative 300")
+    assert item.reason.startswith("a misread or the players' mistake: deal 5's N/S cumulative looks like 300, "
+                                  "but 270 + 60 = 330") and item.kind == "cumulative"
+    # the row shows a value nobody wrote: marked as the arithmetic's
+    assert result.rows[4].to_json()["inferred"] == ["cum_ns"]
     # a flagged mistake is shown as written
     carried = [(ns, ew, cn - 30 if i >= 4 else cn, ce) for i, (ns, ew, cn, ce) in enumerate(running(SEED_001))]
     result = reconcile(sheet(carried, probs={(4, "cum_ns"): [(300, 0.95), (None, 0.05)]}), explain=False)
@@ -572,7 +576,8 @@ def test_a_sure_reading_the_arithmetic_overrides_is_reviewed():
                        explain=False)
     assert result.rows[4].values["cum_ns"] == 330 and flags_of(result, "cumulative") == []
     item = next(r for r in result.review if (r.deal, r.column) == (5, "cum_ns"))
-    assert item.reason == "read as 300, but the arithmetic gives 330"
+    assert item.reason.startswith("read as 300, but the arithmetic gives 330") and item.kind == "cumulative"
+    assert result.rows[4].inferred == ["cum_ns"] and "inferred" not in result.rows[3].to_json()
     # its candidates are on one scale (the posterior): the value shown first, the reading among
     # the others, together at most 1 (not the reader's 0.965 beside the decoder's 0.9)
     assert item.candidates[0][0] == 330 and 300 in [v for v, _ in item.candidates[1:]]
@@ -582,13 +587,15 @@ def test_a_sure_reading_the_arithmetic_overrides_is_reviewed():
                        explain=False)
     assert result.rows[4].values["cum_ns"] == 330 and flags_of(result, "cumulative") == []
     item = next(r for r in result.review if (r.deal, r.column) == (5, "cum_ns"))
-    assert item.reason == "read as 300, but the arithmetic gives 330"
+    assert item.reason.startswith("read as 300, but the arithmetic gives 330") and item.kind == "cumulative"
+    assert result.rows[4].inferred == ["cum_ns"] and "inferred" not in result.rows[3].to_json()
     # ... nor one read only 0.57 sure with the arithmetic's value at 0.023 (generated sheet 90049)
     result = reconcile(sheet(lone, probs={(4, "cum_ns"): [(300, 0.57), (200, 0.15), (None, 0.113), (100, 0.09),
                                                           (330, 0.023)]}), explain=False)
     assert result.rows[4].values["cum_ns"] == 330 and flags_of(result, "cumulative") == []
     item = next(r for r in result.review if (r.deal, r.column) == (5, "cum_ns"))
-    assert item.reason == "read as 300, but the arithmetic gives 330"
+    assert item.reason.startswith("read as 300, but the arithmetic gives 330") and item.kind == "cumulative"
+    assert result.rows[4].inferred == ["cum_ns"] and "inferred" not in result.rows[3].to_json()
     # the same repair from a reading that was unsure anyway is no news: no review item
     result = reconcile(sheet(lone, probs={(4, "cum_ns"): [(300, 0.6), (330, 0.3), (None, 0.1)]}), explain=False)
     assert result.rows[4].values["cum_ns"] == 330 and not any(r.deal == 5 for r in result.review)

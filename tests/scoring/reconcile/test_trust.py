@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import math
 
 import pytest
 
@@ -65,8 +66,13 @@ def test_a_cell_read_empty_keeps_the_easy_floor_on_a_hard_sheet():
     read as empty" at the sheet's floor explained away a carried slip)."""
     empty = CellReading([(0, 0.998), (None, 0.001)])  # read, and read as empty (not the reader's blank flag)
     on_hard = widened(empty, sheet_none_floor(0.4))
-    assert T.none_floor < T.none_sheet_cap and _none(on_hard) == pytest.approx(T.none_floor)
+    # read that surely (a dash, a 0 or nothing): the floor for such cells (issue 33: "1000 written
+    # in a cell read as empty" at 0.27 sent a legible carry slip to review)
+    assert T.zero_floor < T.none_floor < T.none_sheet_cap and 0.998 >= T.zero_sure_at
+    assert _none(on_hard) == pytest.approx(T.zero_floor + T.none_slope * 0.0)  # its doubt: ~0
     assert on_hard.best == 0
+    less = widened(CellReading([(0, 0.98), (None, 0.02)]), sheet_none_floor(0.4))
+    assert _none(less) == pytest.approx(max(0.02, T.none_slope * (1 - 0.98)))  # its own, above the plain floor
     unsure = widened(CellReading([(0, 0.7), (40, 0.29), (None, 0.01)]), sheet_none_floor(0.4))
     assert _none(unsure) == pytest.approx(T.none_slope * (1 - 0.7 / 0.99 * (1 - T.none_floor)))  # its doubt still counts
     written = widened(CellReading([(620, 0.998), (None, 0.001)]), sheet_none_floor(0.4))
@@ -99,3 +105,26 @@ def test_a_sure_cumulative_on_an_easy_sheet_keeps_only_the_sure_floor():
     assert _none(less_sure) == pytest.approx(sheet_none_floor(0.1))
     # the floor is only ever lowered to T.sure_floor: a reader's own larger "none of these" stays
     assert _none(widened(CellReading([(3990, 0.991), (None, 0.009)]), T.none_floor, T.sure_floor)) == pytest.approx(0.009)
+
+
+def test_on_an_easy_sheet_a_sure_readings_runner_ups_are_discounted():
+    """Where the reader is sure (best >= runner_best) on a sheet it finds easy, its runner-ups were
+    the value written 3-35x less often than it claimed (bench/RESULTS-reconcile.md, round 22):
+    they keep runner_scale of their share (the best value takes the rest), and the odds of its
+    one-digit variants are lowered alike; a less sure cell, or one on a harder sheet, keeps its
+    list."""
+    from scoring.reconcile.trust import calibrated
+
+    assert T.runner_scale < 1 and T.runner_best <= 0.98 and T.runner_doubt > 0.01
+    cell = CellReading([(50, 0.98), (150, 0.0065), (550, 0.0035), (None, 0.01)], near={150: -2.0})
+    easy = calibrated(cell)
+    probs = dict(easy.candidates)
+    assert probs[150] == pytest.approx(0.0065 * T.runner_scale) and probs[None] == 0.01
+    assert probs[50] == pytest.approx(0.98 + 0.01 * (1 - T.runner_scale))
+    assert easy.near[150] == pytest.approx(-2.0 + math.log10(T.runner_scale))
+    unsure = CellReading([(50, 0.8), (150, 0.19), (None, 0.01)])
+    assert calibrated(unsure) is unsure
+    sheet = SheetReading("t", [RowReading(1, {"ns": cell})], meta={"doubt": 0.01})
+    assert dict(trusted(sheet).rows[0].cells["ns"].candidates).get(150, 0.0) < 0.0065 * 0.2
+    hard = dataclasses.replace(sheet, meta={"doubt": T.runner_doubt})
+    assert dict(trusted(hard).rows[0].cells["ns"].candidates)[150] > 0.0065 * 0.9
