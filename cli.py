@@ -8,6 +8,9 @@
     rubberscan audit  DIR                                    re-reconcile a batch's stored readings
     rubberscan replies DIR --out OUTBOX                      e-mails asking for new scans
     rubberscan export DIR --format csv|json                  every match, as verified
+    rubberscan competition DIR --pairs PAIRS.csv             set up a competition (pairs, draw)
+    rubberscan draw   DIR --round N                          the next round's draw
+    rubberscan results DIR [--format json|csv|text]          one entry per match of the draw
     rubberscan review DIR [--port N] [--host H]              check and correct in the browser
     rubberscan labels DIR --out FILE.npz                     the cells people decided, to train on
     rubberscan demo                                          what `make demo` runs
@@ -232,6 +235,11 @@ def add_form_parser(sub) -> None:
                    help="classic: scoring table beside the deals; "
                    "wide: full width with a Total row")
     p.add_argument("--dpi", type=int, default=300, help="resolution of the page image (150-600)")
+    p.add_argument("--match", metavar="ID", action="append", default=None,
+                   help="a match's own form: its pairs' names printed in and a QR code with the "
+                   "match (needs --dir); repeat it, or give 'all' for every match of the draw")
+    p.add_argument("--round", type=int, metavar="N", help="with --dir: every match of round N")
+    p.add_argument("--dir", metavar="DIR", help="the batch folder holding the competition")
     p.set_defaults(func=cmd_form)
 
 
@@ -243,6 +251,8 @@ def cmd_form(args) -> int:
     if not 150 <= args.dpi <= 600:
         print(f"rubberscan form: --dpi {args.dpi} out of range 150..600", file=sys.stderr)
         return ExitCode.USAGE
+    if args.match or args.round is not None or args.dir:
+        return cmd_match_forms(args)
     out = Path(args.out)
     try:
         out.write_bytes(form_pdf_bytes(args.layout, dpi=args.dpi))
@@ -433,10 +443,33 @@ def run_batch_command(inputs: list[str], out: str, jobs: int | None = None, forc
         print(f"note: house rules changed; run `rubberscan audit {out}` to re-score earlier sheets",
               file=sys.stderr)
     print(f"report: {out_dir / REPORT_NAME}")
+    if not summary.interrupted:
+        _refresh_competition(out_dir)
     if summary.interrupted:
         return ExitCode.INTERRUPTED
     failed = summary.failed or summary.failed_before or items.failures()
     return ExitCode.SOME_FAILED if failed else ExitCode.OK
+
+
+def _refresh_competition(out_dir) -> None:
+    """After a batch: a competition set up in the folder matches the new sheets and its page is
+    written again (nothing when there is none; a problem is said, the batch's status stands)."""
+    from batch.ledger import LEDGER_NAME, Ledger, LedgerError
+    from competition.outputs import write_pages
+    from competition.run import refresh
+    from competition.store import info
+
+    try:
+        with Ledger(out_dir / LEDGER_NAME) as ledger:
+            if info(ledger) is None:
+                return
+            today = _today(None, "batch")
+            page = write_pages(out_dir, refresh(ledger, today=today), today, ledger)
+    except (LedgerError, OSError) as exc:
+        print(f"rubberscan batch: the competition page was not brought up to date: {exc}",
+              file=sys.stderr)
+        return
+    print(f"competition: {page}")
 
 
 def cmd_batch(args) -> int:
@@ -654,6 +687,253 @@ def cmd_demo(args) -> int:
     return ExitCode.OK if status == ExitCode.SOME_FAILED else status
 
 
+# --------------------------------------------------------------------------- competition
+COMPETITION_EPILOG = """PAIRS.csv: pair,names,grade,emails,area (names like 'Hill / Cheater';
+grade Jnr, Int or Open; emails space-separated). DRAW.csv: round,match,pair_a,pair_b,deadline
+(pair_b empty for a bye; deadline an ISO date or empty). Running it again updates both: the
+rounds in DRAW.csv replace those rounds, the others are kept. Exit status: 0 done; 1 a file's
+content is wrong (every bad line named); 2 bad usage (missing file, a folder another batch is
+working in)."""
+
+
+def add_competition_parsers(sub) -> None:
+    p = sub.add_parser("competition", help="set up or update a competition in a batch folder "
+                       "(pairs, draw)", epilog=COMPETITION_EPILOG)
+    p.add_argument("dir", metavar="DIR", help="the batch folder (created when missing)")
+    p.add_argument("--pairs", metavar="PAIRS.csv", help="the pairs (required the first time)")
+    p.add_argument("--draw", metavar="DRAW.csv", help="the draw, or a round of it")
+    p.add_argument("--name", help="the competition's name, shown on its page and forms")
+    p.add_argument("--assign", metavar="SHEET=MATCH[:NS]", action="append", default=[],
+                   help="answer 'which match is this sheet?': a sheet id (see the competition "
+                   "page), a match id or 'none', and the pair that sat N/S")
+    p.add_argument("--today", metavar="DATE", help=argparse.SUPPRESS)
+    p.set_defaults(func=cmd_competition)
+
+    p = sub.add_parser("draw", help="draw the next round of a competition: the pairs still in, "
+                       "at random, avoiding pairs of one club or area where it can")
+    p.add_argument("dir", metavar="DIR")
+    p.add_argument("--round", type=int, required=True, metavar="N")
+    p.add_argument("--deadline", metavar="DATE", help="play by this date (ISO, e.g. 2025-07-31)")
+    p.add_argument("--seed", type=int, help="the random draw's seed (default: the competition's)")
+    p.add_argument("--force", action="store_true", help="draw a round again that has sheets")
+    p.add_argument("--today", metavar="DATE", help=argparse.SUPPRESS)
+    p.set_defaults(func=cmd_draw)
+
+    p = sub.add_parser("results", help="one entry per match of a competition's draw (CONTRACT.md)")
+    p.add_argument("dir", metavar="DIR")
+    p.add_argument("--format", choices=("json", "csv", "text"), default="json")
+    p.add_argument("--today", metavar="DATE",
+                   help="judge deadlines as on this date (default: today)")
+    p.set_defaults(func=cmd_results)
+
+
+def _today(text: str | None, command: str):
+    from datetime import date
+
+    if not text:
+        return date.today()
+    try:
+        return date.fromisoformat(text)
+    except ValueError:
+        print(f"rubberscan {command}: --today {text!r}: a date like 2025-06-30 is needed",
+              file=sys.stderr)
+        return None
+
+
+def _read_text(path: str, command: str) -> str | None:
+    try:
+        with open(path, "rb") as fh:
+            return fh.read().decode("utf-8-sig")
+    except (OSError, UnicodeDecodeError) as exc:
+        print(f"rubberscan {command}: cannot read {path}: {getattr(exc, 'strerror', None) or exc}",
+              file=sys.stderr)
+        return None
+
+
+def _open_ledger(folder: str, command: str, create: bool = False, lock: bool = True,
+                 readable: bool = False):
+    """The folder's ledger, or None after saying why (exit status USAGE); ``readable``: a ledger
+    that cannot be written is opened read-only (nothing is stored then)."""
+    from pathlib import Path
+
+    from batch.ledger import LEDGER_NAME, Ledger, LedgerError, LedgerWriteError
+
+    path = Path(folder) / LEDGER_NAME
+    if not create and not path.is_file():
+        print(f"rubberscan {command}: no {LEDGER_NAME} in {folder} (set a competition up with "
+              f"`rubberscan competition {folder} --pairs PAIRS.csv`)", file=sys.stderr)
+        return None
+    try:
+        if create:
+            Path(folder).mkdir(parents=True, exist_ok=True)
+        try:
+            return Ledger(path, lock=lock)
+        except LedgerWriteError:
+            if not readable:
+                raise
+            return Ledger(path, readonly=True)
+    except (LedgerError, OSError) as exc:
+        print(f"rubberscan {command}: {exc}", file=sys.stderr)
+        return None
+
+
+def _competition_state(ledger, command: str, today):
+    from competition.run import NoCompetition, refresh
+
+    try:
+        return refresh(ledger, today=today, writable=not ledger.readonly)
+    except NoCompetition as exc:
+        print(f"rubberscan {command}: {exc}", file=sys.stderr)
+        return None
+
+
+def cmd_competition(args) -> int:
+    from competition.draw import DrawError, parse_draw
+    from competition.outputs import write_pages
+    from competition.roster import RosterError, parse_pairs
+    from competition.run import decide
+    from competition.setup import set_up
+    from competition.store import info, load_roster
+
+    today = _today(args.today, "competition")
+    if today is None:
+        return ExitCode.USAGE
+    texts = {}
+    for key in ("pairs", "draw"):
+        path = getattr(args, key)
+        if path is not None:
+            texts[key] = _read_text(path, "competition")
+            if texts[key] is None:
+                return ExitCode.USAGE
+    ledger = _open_ledger(args.dir, "competition", create=True)
+    if ledger is None:
+        return ExitCode.USAGE
+    with ledger:
+        if "pairs" not in texts and info(ledger) is None:
+            print(f"rubberscan competition: {args.dir} has no competition yet: give --pairs "
+                  "PAIRS.csv", file=sys.stderr)
+            return ExitCode.USAGE
+        try:
+            roster = (parse_pairs(texts["pairs"], args.pairs) if "pairs" in texts
+                      else load_roster(ledger))
+            draw = parse_draw(texts["draw"], roster, args.draw) if "draw" in texts else None
+            if "pairs" in texts or draw is not None or args.name:
+                comp = set_up(ledger, roster, draw, args.name)
+                print(f"competition {comp['name']!r} (code {comp['code']}): {len(roster)} pairs"
+                      + (f", {len(draw)} matches imported" if draw is not None else ""))
+        except (RosterError, DrawError) as exc:
+            print(f"rubberscan competition: {exc}", file=sys.stderr)
+            return ExitCode.FAILED
+        for answer in args.assign:
+            sheet, _, rest = answer.partition("=")
+            match, _, ns = rest.partition(":")
+            try:
+                a = decide(ledger, sheet.strip(), None if match.strip().lower() in ("", "none")
+                           else match.strip(), ns.strip() or None,
+                           who="rubberscan competition --assign")
+            except ValueError as exc:
+                print(f"rubberscan competition: --assign {answer}: {exc}", file=sys.stderr)
+                return ExitCode.FAILED
+            print(f"sheet {a.sheet_id}: " + (f"match {a.match}, {a.ns} at N/S" if a.match
+                                             else "no match of the draw"))
+        state = _competition_state(ledger, "competition", today)
+        if state is None:
+            return ExitCode.USAGE
+        page = write_pages(args.dir, state, today, ledger)
+    print(f"competition page: {page}")
+    return ExitCode.OK
+
+
+def cmd_draw(args) -> int:
+    from competition.draw import DrawError, draw_csv, parse_deadline
+    from competition.outputs import write_pages
+    from competition.run import refresh
+    from competition.setup import next_draw
+
+    today = _today(args.today, "draw")
+    if today is None:
+        return ExitCode.USAGE
+    deadline = parse_deadline(args.deadline or "")
+    if args.deadline and deadline is None:
+        print(f"rubberscan draw: --deadline {args.deadline!r}: a date like 2025-07-31 is needed",
+              file=sys.stderr)
+        return ExitCode.USAGE
+    if args.round < 1:
+        print("rubberscan draw: --round counts from 1", file=sys.stderr)
+        return ExitCode.USAGE
+    ledger = _open_ledger(args.dir, "draw")
+    if ledger is None:
+        return ExitCode.USAGE
+    with ledger:
+        state = _competition_state(ledger, "draw", today)
+        if state is None:
+            return ExitCode.USAGE
+        try:
+            matches = next_draw(ledger, state, args.round, args.seed, deadline, args.force)
+        except DrawError as exc:
+            print(f"rubberscan draw: {exc}", file=sys.stderr)
+            return ExitCode.FAILED
+        page = write_pages(args.dir, refresh(ledger, today=today), today, ledger)
+    sys.stdout.write(draw_csv(matches))
+    print(f"rubberscan draw: round {args.round}: {len(matches)} matches; the whole draw in "
+          f"{page.with_name('draw.csv')} and {page.with_name('draw.html')}", file=sys.stderr)
+    return ExitCode.OK
+
+
+def cmd_results(args) -> int:
+    from competition.outputs import results_csv, results_json_lines, results_text, write_pages
+
+    today = _today(args.today, "results")
+    if today is None:
+        return ExitCode.USAGE
+    ledger = _open_ledger(args.dir, "results", lock=False, readable=True)
+    if ledger is None:
+        return ExitCode.USAGE
+    with ledger:
+        state = _competition_state(ledger, "results", today)
+        if state is None:
+            return ExitCode.USAGE
+        try:
+            write_pages(args.dir, state, today, None if ledger.readonly else ledger)
+        except OSError as exc:  # the results are still printed; the page is a nicety here
+            print(f"rubberscan results: cannot write the competition page: {exc}",
+                  file=sys.stderr)
+    text = {"json": results_json_lines, "csv": results_csv, "text": results_text}[args.format]
+    sys.stdout.write(text(state))
+    return ExitCode.OK
+
+
+def cmd_match_forms(args) -> int:
+    """`form --match ID... --dir DIR` (or --round N): each match's own form, one page each."""
+    from pathlib import Path
+
+    from competition.forms import FormsError, match_headers
+    from ocr.matchform import match_form_pdf_bytes
+
+    if not args.dir:
+        print("rubberscan form: --match and --round need --dir DIR (the competition's folder)",
+              file=sys.stderr)
+        return ExitCode.USAGE
+    ledger = _open_ledger(args.dir, "form", lock=False)
+    if ledger is None:
+        return ExitCode.USAGE
+    with ledger:
+        try:
+            headers = match_headers(ledger, args.match or [], args.round)
+        except FormsError as exc:
+            print(f"rubberscan form: {exc}", file=sys.stderr)
+            return ExitCode.USAGE
+    out = Path(args.out if args.out != "summary-sheet.pdf" else "match-forms.pdf")
+    try:
+        out.write_bytes(match_form_pdf_bytes(headers, args.layout, dpi=args.dpi))
+    except OSError as exc:
+        print(f"rubberscan form: cannot write {out}: {exc.strerror or exc}", file=sys.stderr)
+        return ExitCode.FAILED
+    print(f"wrote {out} ({len(headers)} match form{'s' if len(headers) != 1 else ''}, "
+          f"{args.layout} layout, A4)")
+    return ExitCode.OK
+
+
 # --------------------------------------------------------------------------- review, labels
 def add_review_parsers(sub) -> None:
     p = sub.add_parser("review", help="check and correct a batch's sheets in the browser "
@@ -729,6 +1009,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_score_parser(sub)
     add_form_parser(sub)
     add_batch_parsers(sub)
+    add_competition_parsers(sub)
     add_replies_parser(sub)
     add_review_parsers(sub)
     return parser

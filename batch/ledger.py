@@ -103,6 +103,46 @@ CREATE INDEX IF NOT EXISTS flags_sheet ON flags(sheet_id);
 CREATE INDEX IF NOT EXISTS reviews_sheet ON reviews(sheet_id);
 """
 
+# The competition (competition/store.py reads and writes these): its pairs, its draw, and each
+# sheet's match.  A block of its own, made through _ADDED_SCHEMAS below
+# (only new tables: the schema version stays).  comp_sheets has no foreign key on
+# purpose: an organiser's answer to "which match is this sheet?" outlives a re-read of the sheet.
+COMPETITION_SCHEMA = """
+CREATE TABLE IF NOT EXISTS comp_pairs (
+    pair TEXT PRIMARY KEY,
+    names TEXT NOT NULL,
+    grade TEXT NOT NULL,
+    emails TEXT NOT NULL DEFAULT '',
+    area TEXT NOT NULL DEFAULT '',
+    position INTEGER NOT NULL
+);
+CREATE TABLE IF NOT EXISTS comp_draw (
+    match TEXT PRIMARY KEY,
+    round INTEGER NOT NULL,
+    pair_a TEXT NOT NULL,
+    pair_b TEXT,
+    deadline TEXT,
+    position INTEGER NOT NULL
+);
+CREATE TABLE IF NOT EXISTS comp_sheets (
+    sheet_id TEXT PRIMARY KEY,
+    match TEXT,
+    ns TEXT,
+    weight REAL,
+    decided TEXT NOT NULL CHECK (decided IN ('auto', 'review', 'none', 'organiser')),
+    candidates TEXT NOT NULL,
+    winners TEXT,
+    at TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS comp_lines (
+    sheet_id TEXT NOT NULL,
+    field TEXT NOT NULL,
+    model TEXT NOT NULL,
+    frames BLOB NOT NULL,
+    PRIMARY KEY (sheet_id, field)
+);
+"""
+
 # E-mails (batch/mailbook.py): each message by its Message-ID (else its place in a mailbox or its
 # file), the inputs it brought, where it was moved, and the replies written or sent.  Only added
 # tables, made in any ledger that lacks them, so the schema version stays.
@@ -177,7 +217,8 @@ REVIEW_STATUSES = ("to check", "verified", "disputed")
 
 # Tables added after schema version 2, each group made (in one transaction) in any ledger that
 # lacks it, named by one of its tables: new groups join here instead of bumping the version.
-_ADDED_SCHEMAS = (("mail_replies", _MAIL_SCHEMA), ("review_sheets", _REVIEW_SCHEMA))
+_ADDED_SCHEMAS = (("mail_replies", _MAIL_SCHEMA), ("review_sheets", _REVIEW_SCHEMA),
+                  ("comp_lines", COMPETITION_SCHEMA))
 
 
 # Failures another try may mend (a run killed for time or memory), as the runner words them.

@@ -12,6 +12,8 @@ from batch.ledger import Ledger, LedgerSheet, ScanRecord
 from report.html import render_index, render_sheet
 
 REPORT_NAME = "report.html"
+# the competition's page (competition/outputs.py writes it), linked from the index when it is there
+COMPETITION_PAGE = ("competition.html", "The competition: rounds, results, standings and the draw")
 
 
 def write_sheet_files(out_dir: Path, sheet: LedgerSheet) -> None:
@@ -34,8 +36,9 @@ def write_scan_outputs(out_dir: Path, ledger: Ledger, record: ScanRecord) -> Non
 
 def write_index(out_dir: Path, ledger: Ledger) -> Path:
     """DIR/report.html from the ledger's current contents."""
+    links = [COMPETITION_PAGE] if (Path(out_dir) / COMPETITION_PAGE[0]).is_file() else []
     html = render_index(ledger.sheets(), ledger.counts(), ledger.get_setting("rules"),
-                        ledger.messages())
+                        ledger.messages(), links)
     return atomic_write_text(Path(out_dir) / REPORT_NAME, html)
 
 

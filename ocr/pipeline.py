@@ -110,6 +110,7 @@ def _blank(source: str, index: int, many: bool, back: bool) -> PageOutcome:
 def _read_page(source: str, page: Page) -> PageOutcome:
     import time
 
+    from ocr.clues import sheet_clues
     from ocr.page import straighten
     from ocr.read import read_table
     from ocr.table import find_table
@@ -123,8 +124,11 @@ def _read_page(source: str, page: Page) -> PageOutcome:
         t2 = time.perf_counter()
         outcome.reading = read_table(table)
         t3 = time.perf_counter()
+        # which match it is, for a competition (QR code, names lines): kept with the reading
+        outcome.reading.meta["clues"] = sheet_clues(table)
         outcome.table = table
-        outcome.timings = {"straighten": t1 - t0, "table": t2 - t1, "read": t3 - t2}
+        outcome.timings = {"straighten": t1 - t0, "table": t2 - t1, "read": t3 - t2,
+                           "clues": time.perf_counter() - t3}
     except InputError as exc:
         outcome.error = str(exc)
     return outcome

@@ -226,9 +226,10 @@ def _deal_key(deal: object) -> tuple[int, str]:
 
 # --------------------------------------------------------------------------- index
 def render_index(sheets: Iterable[SheetEntry], counts: dict[str, int], rules: dict | None,
-                 messages: Iterable[dict] = ()) -> str:
+                 messages: Iterable[dict] = (), links: Iterable[tuple[str, str]] = ()) -> str:
     """The batch's front page: every match, then every failure with its reason, then the e-mails
-    that brought no scan (``messages``: dicts with date, sender, subject, source, reason)."""
+    that brought no scan (``messages``: dicts with date, sender, subject, source, reason);
+    ``links``: (href, text) of the folder's other pages (the competition's), under the title."""
     sheets = list(sheets)
     sheets.sort(key=lambda s: (s.date or "", s.source, s.page))
     ok = [s for s in sheets if s.status == "ok" and s.result]
@@ -238,6 +239,7 @@ def render_index(sheets: Iterable[SheetEntry], counts: dict[str, int], rules: di
                   f"{rules.get('partscore')}" if rules else "the scoring core's defaults")
     parts = [
         "<h1>rubberscan results</h1>",
+        "".join(f'<p><a href="{e(href)}">{e(text)}</a></p>' for href, text in links),
         f"<p>{counts.get('sheets', 0)} sheets read, {counts.get('flagged', 0)} with flags, "
         f"{counts.get('review', 0)} to review, {counts.get('failed', 0)} failed"
         + (f", {rescan} to scan again (writing too faint to read)" if rescan else "") + ". "

@@ -3,9 +3,10 @@ of question (the competition's "which match is this sheet?") joins by being list
 
 from __future__ import annotations
 
+from review.matches import MatchQuestions
 from review.names import UnreadNames
 from review.queue import Provider, SheetItems
 
 
 def default_providers() -> list[Provider]:
-    return [SheetItems(), UnreadNames()]
+    return [SheetItems(), UnreadNames(), MatchQuestions()]

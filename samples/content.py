@@ -43,6 +43,25 @@ SURNAMES = (
     "Murray", "Hughes", "Lee", "Ward", "Price", "Bell", "Grant", "Stone", "Fox", "Nash",
     "Farley", "Burke", "Doyle", "Marsh", "Parker", "Shaw", "Ross", "Lamb", "Hunt", "Dunn",
 )
+# More surnames for a competition's roster (samples/competition.py: 40 pairs need 80 players),
+# among them near twins of the first list (Hall/Hill, Reid/Reed, Clark/Clarke) so that picking a
+# pair's names out of the roster is no easier than it is in a real club.
+MORE_SURNAMES = (
+    "Adams", "Allen", "Bailey", "Barker", "Barnes", "Bennett", "Black", "Bond", "Booth", "Bowen",
+    "Boyd", "Browne", "Buckley", "Burton", "Byrne", "Campbell", "Carr", "Carter", "Chapman",
+    "Clarke", "Cole", "Collins", "Cook", "Cooper", "Cox", "Craig", "Crawford", "Cross", "Curtis",
+    "Davies", "Dawson", "Day", "Dixon", "Duncan", "Edwards", "Ellis", "Evans", "Fisher", "Fleming",
+    "Ford", "Foster", "Fraser", "Gibson", "Gordon", "Graham", "Gray", "Griffin", "Hale", "Hamilton",
+    "Harris", "Hart", "Harvey", "Hay", "Hayes", "Henderson", "Holmes", "Hopkins", "Howard", "Hull",
+    "Hunter", "Irwin", "Jackson", "James", "Jenkins", "Johnson", "Kelly", "Kennedy", "Knight",
+    "Lane", "Lawson", "Lewis", "Lloyd", "Long", "Lowe", "Mason", "Matthews", "Miller", "Mills",
+    "Mitchell", "Morgan", "Morris", "Murphy", "Newman", "Nicholls", "Norris", "Owen", "Palmer",
+    "Payne", "Pearce", "Perry", "Phillips", "Porter", "Powell", "Quinn", "Reed", "Reeves",
+    "Richards", "Roberts", "Robinson", "Rogers", "Russell", "Ryan", "Sharp", "Simpson", "Smyth",
+    "Spencer", "Stevens", "Stewart", "Sutton", "Thomas", "Thompson", "Tucker", "Turner", "Walsh",
+    "Watson", "Webb", "Wells", "West", "White", "Williams", "Wong", "Woods", "Yates", "Ngata",
+    "Tane", "Parata", "Walker-Smith", "O'Brien",
+)
 NUMBER_COLS = ("ns", "ew", "cum_ns", "cum_ew")
 
 
