@@ -115,9 +115,11 @@ def measure(name: str, images: list[np.ndarray], truths: list[str], base: Reader
 def fit(images: list[np.ndarray], truths: list[str], base: ReaderSettings) -> None:
     """The combination's weights and threshold by the truth's NLL (printed, best last): each reader
     reads every cell once, then the grid recombines their strings (ocr.read.combine)."""
-    from ocr.cellnet import ALPHABET, default_net, prepare_cut
+    from ocr.ctc import ALPHABET
+    from ocr.ensemble import NUMBER_SYMBOLS, combine, default_net, second_crop
     from ocr.ppocr import default_reader
-    from ocr.read import NUMBER_SYMBOLS, combine, number_reading, second_crop
+    from ocr.prep import prepare_cut
+    from ocr.read import number_reading
 
     net, second = default_net(), default_reader()
     prepared = [prepare_cut(g) for g in images]

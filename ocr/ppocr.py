@@ -25,6 +25,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from ocr.runtime import onnx_metadata
 from ocr.settings import ReaderSettings
 
 MODEL_PATH = Path(__file__).resolve().parent / "models" / "PP-OCRv6_rec_small.onnx"
@@ -35,47 +36,6 @@ HEIGHT = 48  # the model's input rows
 # marks on a number that are no digit: their probability counts as "nothing here"
 SEPARATORS = ".,'`·:;/ _"
 DEFAULT = ReaderSettings()
-
-
-def _varint(b: bytes, i: int) -> tuple[int, int]:
-    r = s = 0
-    while True:
-        c = b[i]
-        i += 1
-        r |= (c & 0x7F) << s
-        s += 7
-        if c < 0x80:
-            return r, i
-
-
-def _fields(b: bytes):
-    """The top-level (field number, value) pairs of a protobuf message (enough to reach ONNX metadata)."""
-    i = 0
-    while i < len(b):
-        key, i = _varint(b, i)
-        kind = key & 7
-        if kind == 0:
-            v, i = _varint(b, i)
-        elif kind == 2:
-            n, i = _varint(b, i)
-            v, i = b[i:i + n], i + n
-        elif kind == 1:
-            v, i = b[i:i + 8], i + 8
-        elif kind == 5:
-            v, i = b[i:i + 4], i + 4
-        else:
-            raise ValueError(f"not an ONNX model (protobuf wire type {kind})")
-        yield key >> 3, v
-
-
-def onnx_metadata(model: bytes) -> dict[str, str]:
-    """An ONNX model's ``metadata_props`` (ModelProto field 14) without the onnx package."""
-    out = {}
-    for number, value in _fields(model):
-        if number == 14:
-            entry = dict(_fields(value))
-            out[bytes(entry.get(1, b"")).decode()] = bytes(entry.get(2, b"")).decode()
-    return out
 
 
 @dataclass(frozen=True)

@@ -67,6 +67,48 @@ class ReaderSettings:
     second_beam: int = 8  # the second reader's own proposals per cell
     second_margin: float = 0.15  # paper around the writing it is shown, x the writing's height
 
+    # -- cell preparation (ocr/prep.py); the networks were trained on cells cut with these --
+    writing_ink: float = 0.35  # ink (0 paper .. 1 the cell's darkest) above this is writing ...
+    mark_tall: float = 0.3  # ... a mark of it counts when this share of the cell's height tall
+    mark_area: float = 0.008  # ... or holding this many pixels x the height squared (>= 4)
+    # the second look at a cell the first finds empty: writing at least this dark at the cell's
+    # 99.5th percentile of ink (a robust "darkest" that one black speck does not set) ...
+    faint_top: float = 0.1
+    faint_close: float = 0.08  # ... its dots closed up by a dilation this share of its height
+    faint_tall: float = 0.3  # ... into marks at least this share of the cell's height tall ...
+    # ... holding this many ink pixels x the height squared: a chain of fax specks in an empty
+    # cell holds 0.003-0.009, the sparsest dotted writing on 879 benchmark sheets 0.006-0.011
+    faint_ink: float = 0.01
+    # a digit fainter than its neighbours (ink above this, below writing_ink) widens the cut when
+    # as tall as writing: a pale 5 beside a dark 0 was cut off and "50" read 0 (round 19)
+    faint_mark_ink: float = 0.2
+    cut_margin: float = 0.12  # paper kept each side of the writing, x the cell's height
+    # faint ink in that margin is cleared unless it makes a stroke this tall (x the writing's
+    # height) and at most this wide: a light 1 stays, a photo's shading goes ("600" read "6600")
+    margin_stroke_tall: float = 0.4
+    margin_stroke_wide: float = 0.35
+
+    # -- the cell networks and the digit network (ocr/cellnet.py, ocr/digitnet.py, ocr/ensemble.py)
+    # a network runs only as wide as the writing plus this many empty columns (the frames beyond
+    # would read "nothing" anyway), in steps of run_step (32: the same readings, ~10 % slower)
+    run_margin: int = 24
+    run_step: int = 8
+    # the ensemble's other networks read only the cells the first is less sure of than this (a
+    # cascade: ~0.09 s a sheet saved; 879 sheets: results within one sheet of reading every cell)
+    ensemble_unsure: float = 0.995
+    # the digit network is asked about the number cells the first network is less sure of than
+    # this (0.999 halved the wrong readings at >= 0.95 against 0.98, for ~0.03 s a sheet)
+    digits_unsure: float = 0.999
+    # this share of each string length's mass goes by the digit network's own view (a mixture: two
+    # networks misreading a digit alike must not make each other surer; 0.6 best of 0.4-0.7)
+    digit_share: float = 0.6
+    digit_top_align: int = 3  # the first network's top strings whose digits the digit network reads
+    # ... and a digit it finds this likely at a place of the best string proposes another string
+    digit_variant_at: float = 0.05
+    # one-digit variants of a cell's best number at least 10 ** near_floor as likely are kept
+    # (CellReading.near): 243 of 261 unlisted one-digit misreads had the truth >= 1e-5
+    near_floor: float = -8.0
+
     # -- a crop given on its own (``rubberscan cell``; ocr/crop.py) --
     crop_background: int = 15  # px: the paper's brightness is estimated over this window
     crop_faintest: float = 0.15  # a crop with no pixel 15 % darker than its paper is empty

@@ -25,7 +25,9 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from ocr.cellnet import ALPHABET, HEIGHT, WIDTH, CellNet, ctc_nbest
+from ocr.cellnet import CellNet
+from ocr.ctc import ALPHABET, ctc_nbest
+from ocr.prep import HEIGHT, WIDTH
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -1,4 +1,4 @@
-"""The second reader (ocr/ppocr.py), its combination with the cell networks (ocr.read.combine),
+"""The second reader (ocr/ppocr.py), its combination with the cell networks (ocr.ensemble.combine),
 crops given on their own (ocr/crop.py) and ``rubberscan cell`` (ocr/cellread.py)."""
 
 from __future__ import annotations
@@ -11,10 +11,12 @@ import cv2
 import numpy as np
 import pytest
 
-from ocr.cellnet import ALPHABET
 from ocr.crop import cell_image
-from ocr.ppocr import MODEL_PATH, LineReader, default_reader, extract, onnx_metadata, read_line
-from ocr.read import combine, read_cells
+from ocr.ctc import ALPHABET
+from ocr.ensemble import combine
+from ocr.ppocr import MODEL_PATH, LineReader, default_reader, extract, read_line
+from ocr.read import read_cells
+from ocr.runtime import onnx_metadata
 from ocr.settings import ReaderSettings
 
 needs_model = pytest.mark.skipif(not MODEL_PATH.exists(), reason="the second reader's model is installed by `make install`")
@@ -155,13 +157,13 @@ def test_second_reader_can_be_switched_off(monkeypatch):
 
 @needs_model
 def test_version_names_the_second_reader():
-    from ocr.cellnet import default_net
+    from ocr.ensemble import default_net
     from ocr.read import reader_version
 
     net = default_net()
     assert reader_version(net, None) == net.version
-    from ocr.cellnet import PREPARE_MARK
-    from ocr.cellnet import reader_version as default_version
+    from ocr.ensemble import PREPARE_MARK
+    from ocr.ensemble import reader_version as default_version
 
     v = reader_version(net, LineReader.load(MODEL_PATH))
     assert "+second-" in v and v.endswith("+" + PREPARE_MARK) and "mix" in v
