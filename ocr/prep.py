@@ -153,3 +153,26 @@ def _clear_margins(crop: np.ndarray, left: int, right: int, writing_h: int, s: R
                       & (st[1:, cv2.CC_STAT_WIDTH] <= s.margin_stroke_wide * hw))
         part[(part < s.writing_ink) & ~stroke[labels]] = 0
 
+
+# A cell as stored for training (the review app's confirmed cells, ``rubberscan labels``;
+# train/labels.py): LABEL_HEIGHT rows, at most LABEL_WIDTH columns (aspect 6: wider than any cell)
+LABEL_HEIGHT = 64
+LABEL_WIDTH = 384
+
+
+def label_cell(grey: np.ndarray) -> np.ndarray:
+    """A cell image (grey, paper light, as ocr/cells.py cuts it from the straightened scan) in the
+    one size a file of labelled cells holds: scaled to LABEL_HEIGHT rows keeping its aspect
+    (squeezed to LABEL_WIDTH columns if wider), paper (255) filled in on the right.  prepare_cut
+    makes the same network input of it as of the cell (it scales every cell to HEIGHT rows)."""
+    g = np.asarray(grey)
+    if g.ndim == 3:
+        g = cv2.cvtColor(g, cv2.COLOR_BGR2GRAY)
+    g = np.clip(g, 0, 255).astype(np.uint8)
+    out = np.full((LABEL_HEIGHT, LABEL_WIDTH), 255, np.uint8)
+    if g.ndim != 2 or min(g.shape) < 1:
+        return out
+    w = max(1, min(LABEL_WIDTH, int(round(g.shape[1] * LABEL_HEIGHT / g.shape[0]))))
+    interp = cv2.INTER_AREA if g.shape[0] > LABEL_HEIGHT else cv2.INTER_LINEAR
+    out[:, :w] = cv2.resize(g, (w, LABEL_HEIGHT), interpolation=interp)
+    return out
