@@ -158,8 +158,8 @@ def number_strings(inputs: np.ndarray, cuts: list[Cut | None], first: list[np.nd
            and (not f or f[0][1] < settings.second_unsure)]
     if ask:
         crops = [second_crop(cuts[i], settings) for i in ask]
-        for i, probs in zip(ask, second.probs(crops), strict=True):
-            found[i] = combine(nets[i], second.mapped(probs, ALPHABET), first[i], settings)
+        for i, probs in zip(ask, second.probs(crops, settings.second_min_width), strict=True):
+            found[i] = combine(nets[i], second.mapped(probs, ALPHABET, settings.second_ignored), first[i], settings)
     return found, nets, len(ask)
 
 

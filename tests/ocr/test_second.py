@@ -63,6 +63,55 @@ def test_installed_model_reads_printed_digits_and_words():
     assert read_line(np.full((40, 200), 245, np.uint8), reader) == ("", 1.0)
 
 
+class _Net:
+    """A stand-in for the model in OpenCV's dnn module: keeps its inputs, answers blank frames."""
+
+    def __init__(self, classes: int) -> None:
+        self.classes, self.inputs = classes, []
+
+    def setInput(self, x):  # noqa: N802 - OpenCV's name
+        self.inputs.append(x)
+
+    def forward(self):
+        x = self.inputs[-1]
+        y = np.zeros((x.shape[0], x.shape[3] // 8, self.classes), np.float32)
+        y[:, :, 0] = 1.0
+        return y
+
+
+def test_crops_are_padded_mid_grey_to_the_models_width():
+    """PaddleOCR pads every line to at least 48 x 320, mid-grey (0 after normalisation); a crop
+    padded only to its own width read ORAND's tight cheque amounts worse (RESULTS-read.md)."""
+    import os
+
+    reader = LineReader(("", "0", "1", "-", " "), b"", "test")
+    net = _Net(len(reader.chars))
+    reader._dnn[os.getpid()] = net
+    narrow, wide = np.full((48, 96), 255, np.uint8), np.full((24, 300), 255, np.uint8)
+    frames = reader.probs([narrow, wide])
+    x = net.inputs[-1]
+    assert x.shape == (2, 3, 48, 600)  # the widest crop (600 columns at 48 rows) sets the batch's width
+    assert (x[0, :, :, :96] == 1.0).all() and (x[0, :, :, 96:] == 0.0).all()  # paper, then mid-grey
+    assert [len(f) for f in frames] == [96 // 8 + 2, 600 // 8]
+    reader.probs([narrow], min_width=320)
+    assert net.inputs[-1].shape == (1, 3, 48, 320)
+
+
+def test_the_second_reader_reads_digits_and_nothing_else():
+    """Separators, ticks and dashes the model reads count as "nothing here": a cheque's "1.500,-"
+    is the number 1500, and a dash alone (worth 0) reads as a blank does."""
+    reader = LineReader(("", "1", "5", "0", ".", "-", "A", " "), b"", "test")
+    probs = np.zeros((5, len(reader.chars)))
+    for t, c in enumerate((1, 4, 2, 5)):  # "1", ".", "5", "-"
+        probs[t, c] = 1.0
+    probs[4, [6, 0, 1]] = 0.9, 0.06, 0.04  # mostly "A", a little blank and "1"
+    lp = np.exp(reader.mapped(probs, ALPHABET))
+    assert lp[0, ALPHABET.index("1") + 1] == pytest.approx(1.0) and lp[2, ALPHABET.index("5") + 1] == pytest.approx(1.0)
+    assert lp[1, 0] == pytest.approx(1.0) and lp[3, 0] == pytest.approx(1.0)  # "." and "-": nothing here
+    assert lp[3, ALPHABET.index("-") + 1] < 1e-20
+    assert lp[4, 0] == pytest.approx(0.6) and lp[4, ALPHABET.index("1") + 1] == pytest.approx(0.4)  # "A" left out
+
+
 def _frames(path: list[int], sure: float = 0.98) -> np.ndarray:
     """Log-probabilities over the cell alphabet: each frame sure of the class in ``path``."""
     k = len(ALPHABET) + 1
