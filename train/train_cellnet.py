@@ -127,18 +127,18 @@ def augment(x: torch.Tensor, g: torch.Generator, elastic_amp: float = 0.0) -> to
 
 
 def epoch_order(rng: np.random.Generator, hands: np.ndarray, mnist_weight: float,
-                weights: dict[str, float] | None = None) -> np.ndarray:
-    """One epoch's order of the training examples: a permutation, or -- with ``mnist_weight`` != 1
-    or other hands' ``weights`` -- len(hands) draws in which the MNIST hand's (the real
-    handwriting's) are ``mnist_weight`` times as likely and each hand named in ``weights`` that
-    many times."""
+                weights: dict[str, float] | None = None, draws: int = 0) -> np.ndarray:
+    """One epoch's order of the training examples: a permutation, or -- with ``mnist_weight`` != 1,
+    other hands' ``weights`` or ``draws`` -- that many draws (default len(hands)) in which the MNIST
+    hand's (the real handwriting's) are ``mnist_weight`` times as likely and each hand named in
+    ``weights`` that many times."""
     weights = {"mnist": mnist_weight, **(weights or {})}
-    if all(w == 1.0 for w in weights.values()):
+    if all(w == 1.0 for w in weights.values()) and not draws:
         return rng.permutation(len(hands))
     p = np.ones(len(hands))
     for hand, w in weights.items():
         p[hands == hand] = w
-    return rng.choice(len(hands), len(hands), p=p / p.sum())
+    return rng.choice(len(hands), draws or len(hands), p=p / p.sum())
 
 
 def ctc_loss(net: Net, x: torch.Tensor, targets: list[list[int]], temp: float = 1.0,
@@ -304,6 +304,8 @@ def main(argv: list[str] | None = None) -> int:
                     help="fine-tune this exported network (its BatchNorm frozen) instead of starting afresh")
     ap.add_argument("--mnist-weight", type=float, default=1.0,
                     help="draw training cells written in the MNIST hand (real handwriting) this many times as often")
+    ap.add_argument("--draws", type=int, default=0,
+                    help="training cells drawn per epoch (default: as many as there are)")
     ap.add_argument("--weight", action="append", default=[], metavar="HAND=W",
                     help="draw the cells of this hand (e.g. unipen, labelled) W times as often")
     ap.add_argument("--elastic", type=float, default=0.0,
@@ -330,7 +332,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.init:
         report(f"start ({args.init})", val_logits(net, xva), yva, hva)
     opt = torch.optim.AdamW(net.parameters(), lr=args.lr, weight_decay=1e-4)
-    per_epoch = len(xtr) // args.batch
+    per_epoch = (args.draws or len(xtr)) // args.batch
     steps = args.epochs * per_epoch
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=args.lr, total_steps=steps, pct_start=0.15)
     rng = np.random.default_rng(args.seed)
@@ -348,13 +350,14 @@ def main(argv: list[str] | None = None) -> int:
         start_epoch, start_step, order = state["epoch"], state["step"], state["order"]
         print(f"resumed from {ckpt}: epoch {start_epoch} step {start_step}", flush=True)
     t0 = time.time()
+    lv = None
     for epoch in range(start_epoch, args.epochs):
         net.train()
         if args.init:
             for bn in net.bns:
                 bn.eval()
         if order is None or epoch != start_epoch:
-            order = epoch_order(rng, htr, args.mnist_weight, weights)
+            order = epoch_order(rng, htr, args.mnist_weight, weights, args.draws)
         run = 0.0
         for k in range(start_step if epoch == start_epoch else 0, per_epoch):
             if args.checkpoint_every and k % args.checkpoint_every == 0 and (epoch, k) != (start_epoch, start_step):
@@ -374,7 +377,8 @@ def main(argv: list[str] | None = None) -> int:
         lv = val_logits(net, xva)
         report(f"epoch {epoch}", lv, yva, hva, f", {time.time() - t0:.0f}s")
         net.train()
-    lv = val_logits(net, xva)
+    if lv is None:  # resumed at the very end of the last epoch
+        lv = val_logits(net, xva)
 
     # temperature: minimise the validation NLL of the true strings (the last epoch's logits;
     # OneCycleLR needs at least one epoch)
