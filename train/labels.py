@@ -6,7 +6,8 @@ A file holds ``images``: (N, H, W) uint8 grey cells (paper light, ink dark, ruli
 ocr/cells.py cuts them from the straightened scan, each made one size by ``ocr.prep.label_cell``
 (H = 64 rows, W = 384 columns, paper filled in on the right); and ``values``: (N,) strings, the
 digits a person confirmed ("" for a blank cell).  Each cell becomes the network input the reader
-makes of it (``ocr.prep.prepare_cut``) with its digits as the label.
+makes of it (``ocr.prep.prepare_cut``) with its digits as the label; cells confirmed 0 are left
+out (a 0 is often written as a dash, which the networks read as "-").
 """
 
 from __future__ import annotations
@@ -42,6 +43,8 @@ def load_labels(path: str | Path) -> tuple[np.ndarray, np.ndarray]:
     bad = [v for v in values.tolist() if not (v == "" or v.isdigit()) or len(v) > 7]
     if bad:
         raise LabelsError(f"{path}: values must be digits or '' (blank): {bad[:5]}")
+    keep = values != "0"  # a 0 is often written as a dash, which the networks read as "-"
+    images, values = images[keep], values[keep]
     inputs = np.stack([(prepare_cut(im)[0] * 255).round().astype(np.uint8) for im in images]) if len(images) else \
         np.zeros((0, 32, 128), np.uint8)
     return inputs, values.astype(str)
