@@ -10,7 +10,7 @@ RAPIDOCR := rapidocr==3.10.0
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 APT := DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get
 
-.PHONY: install system-deps browser demo test bench lint model samples clean
+.PHONY: install system-deps browser mail-server demo test bench lint model samples clean
 
 install: system-deps $(STAMP) $(PPOCR)
 
@@ -20,11 +20,27 @@ system-deps:
 	  echo "installing tesseract-ocr from the OS packages"; \
 	  $(APT) update -qq && $(APT) install -y -qq tesseract-ocr >/dev/null; }
 
-# Headless Chromium (OS packages) for the report's browser test; test-only.
+# Headless Chromium and its driver (OS packages) for the report's and the review app's browser
+# tests (Selenium drives /usr/bin/chromedriver; nothing is downloaded at test time); test-only.
 browser:
-	@command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1 || { \
-	  echo "installing chromium from the OS packages (report tests)"; \
-	  $(APT) update -qq && $(APT) install -y -qq chromium >/dev/null; }
+	@{ command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1; } && \
+	  command -v chromedriver >/dev/null 2>&1 || { \
+	  echo "installing chromium and chromium-driver from the OS packages (browser tests)"; \
+	  $(APT) update -qq && $(APT) install -y -qq chromium chromium-driver >/dev/null; }
+
+# Dovecot's IMAP server (OS packages) for the mailbox tests (tests/batch/mail/), which start
+# instances of their own; the system service the package sets up is disabled, and stopped
+# whenever it runs.
+mail-server:
+	@[ -x /usr/sbin/dovecot ] || { \
+	  echo "installing dovecot-imapd from the OS packages (mailbox tests)"; \
+	  $(APT) update -qq && $(APT) install -y -qq dovecot-imapd >/dev/null || exit 1; \
+	  if [ -d /run/systemd/system ]; then $(SUDO) systemctl disable -q dovecot.service dovecot.socket || true; \
+	  else $(SUDO) update-rc.d dovecot disable >/dev/null 2>&1 || true; fi; }
+	@if [ -e /run/dovecot/master.pid ] && kill -0 "$$(cat /run/dovecot/master.pid)" 2>/dev/null; then \
+	  echo "stopping the system's dovecot service (the mailbox tests start their own)"; \
+	  if [ -d /run/systemd/system ]; then $(SUDO) systemctl stop dovecot.service dovecot.socket; \
+	  else $(SUDO) service dovecot stop >/dev/null || $(SUDO) kill "$$(cat /run/dovecot/master.pid)"; fi; fi
 
 $(STAMP): pyproject.toml
 	@[ -x $(PY) ] || $(PYTHON) -m venv $(VENV)
@@ -41,11 +57,11 @@ $(PPOCR): | $(STAMP)
 demo: install
 	$(PY) cli.py demo
 
-test: install browser
+test: install browser mail-server
 	$(PY) -m ruff check .
 	$(PY) -m pytest
 
-bench: install
+bench: install mail-server
 	$(PY) -m bench.run_all
 
 lint: install

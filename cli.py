@@ -6,7 +6,10 @@
     rubberscan form   [OUT.pdf]                              the blank summary sheet to print
     rubberscan batch  INPUT... --out DIR                     the organiser's batch run
     rubberscan audit  DIR                                    re-reconcile a batch's stored readings
-    rubberscan export DIR --format csv                       one row per match
+    rubberscan replies DIR --out OUTBOX                      e-mails asking for new scans
+    rubberscan export DIR --format csv|json                  every match, as verified
+    rubberscan review DIR [--port N] [--host H]              check and correct in the browser
+    rubberscan labels DIR --out FILE.npz                     the cells people decided, to train on
     rubberscan demo                                          what `make demo` runs
 """
 
@@ -271,12 +274,35 @@ def _add_rules_options(p) -> None:
                    "(default: as last used in DIR, else 100)")
 
 
+def _add_mailbox_options(p) -> None:
+    """batch's options for mailbox inputs (batch/imap.py)."""
+    from datetime import date
+
+    def day(text: str) -> date:
+        try:
+            return date.fromisoformat(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r}: a date such as 2026-03-01") from None
+
+    g = p.add_argument_group("mailbox inputs (imaps://USER@HOST[:PORT]/FOLDER; the password from "
+                             "RUBBERSCAN_IMAP_PASSWORD or ~/.netrc)")
+    g.add_argument("--since", type=day, metavar="DATE",
+                   help="only messages that arrived on or after this day (YYYY-MM-DD)")
+    g.add_argument("--move-to", metavar="FOLDER",
+                   help="move each message to FOLDER (made when missing) once all it brought is in "
+                   "the ledger; messages are never deleted")
+    g.add_argument("--imap-ca", metavar="FILE",
+                   help="trust this certificate authority (PEM) for the server's certificate")
+    g.add_argument("--insecure-imap", action="store_true",
+                   help="allow imap:// without TLS (a server on this machine, tests)")
+
+
 def add_batch_parsers(sub) -> None:
-    p = sub.add_parser("batch", help="read many scans (files, folders, .eml, mbox) into a ledger "
-                       "and report",
+    p = sub.add_parser("batch", help="read many scans (files, folders, .eml, mbox, IMAP mailboxes) "
+                       "into a ledger and report",
                        epilog=BATCH_EPILOG)
     p.add_argument("inputs", nargs="+", metavar="INPUT",
-                   help="image/PDF files, folders, .eml or mbox files")
+                   help="image/PDF files, folders, .eml or mbox files, imaps:// mailboxes")
     p.add_argument("--out", required=True, metavar="DIR",
                    help="output folder (ledger, report, sheets/)")
     p.add_argument("--jobs", type=int, default=None,
@@ -287,6 +313,7 @@ def add_batch_parsers(sub) -> None:
                    "as failed")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     _add_rules_options(p)
+    _add_mailbox_options(p)
     p.set_defaults(func=cmd_batch)
 
     p = sub.add_parser("audit", help="re-reconcile a batch's stored readings "
@@ -295,9 +322,11 @@ def add_batch_parsers(sub) -> None:
     _add_rules_options(p)
     p.set_defaults(func=cmd_audit)
 
-    p = sub.add_parser("export", help="one row per match from a batch's ledger")
+    p = sub.add_parser("export", help="every match of a batch's ledger, with the values people "
+                       "verified and each sheet's review status")
     p.add_argument("dir", metavar="DIR")
-    p.add_argument("--format", choices=("csv",), default="csv")
+    p.add_argument("--format", choices=("csv", "json"), default="csv",
+                   help="csv: a row per sheet; json: an array of an object per sheet")
     p.add_argument("--output", metavar="FILE", help="write here instead of standard output")
     p.set_defaults(func=cmd_export)
 
@@ -320,16 +349,28 @@ def _list_on_stderr(label: str, lines: list[str], more: str, limit: int = 50) ->
 
 def run_batch_command(inputs: list[str], out: str, jobs: int | None = None, force: bool = False,
                       timeout: float = 60.0, unfinished: str | None = None,
-                      partscore: int | None = None, progress: bool = True) -> int:
-    """The batch subcommand's work; returns the exit status (see BATCH_EPILOG)."""
+                      partscore: int | None = None, progress: bool = True, mail=None) -> int:
+    """The batch subcommand's work; returns the exit status (see BATCH_EPILOG).  ``mail``:
+    batch.imap.MailboxOptions for mailbox inputs."""
     from pathlib import Path
 
-    from batch.inputs import collect_inputs, printable, shown
+    from batch.imap import MailboxOptions, MailInputs, is_mailbox, open_mailboxes
+    from batch.inputs import printable, shown
     from batch.ledger import LedgerError
+    from batch.mailurl import MailURLError
     from batch.outputs import REPORT_NAME
     from batch.runner import BatchOptions, effective_jobs, run_batch
 
-    missing = [shown(p) for p in inputs if not Path(p).exists()]
+    mail = mail or MailboxOptions()
+    try:
+        mailboxes = open_mailboxes(inputs, mail)
+    except MailURLError as exc:
+        print(f"rubberscan batch: {printable(str(exc))}", file=sys.stderr)
+        return ExitCode.USAGE
+    if mail.move_to is not None and not mailboxes:
+        print("rubberscan batch: --move-to needs a mailbox input (imaps://...)", file=sys.stderr)
+        return ExitCode.USAGE
+    missing = [shown(p) for p in inputs if not is_mailbox(p) and not Path(p).exists()]
     if missing:
         print(f"rubberscan batch: no such file or folder: {', '.join(missing)}", file=sys.stderr)
         return ExitCode.USAGE
@@ -353,8 +394,11 @@ def run_batch_command(inputs: list[str], out: str, jobs: int | None = None, forc
         return ExitCode.WRITE_FAILED
     options = BatchOptions(out_dir=out_dir, jobs=jobs or 0, timeout=timeout, force=force,
                            unfinished=unfinished, partscore=partscore, progress=progress)
+    items = MailInputs(inputs, out_dir, [out_dir, out_dir / "sheets"], mailboxes, force=force,
+                       progress=progress)
     try:
-        summary = run_batch(collect_inputs(inputs, exclude=[out_dir, out_dir / "sheets"]), options)
+        summary = run_batch(items, options)
+        items.finish()  # mailboxes: moves what is done; empties the spool
     except LedgerError as exc:
         print(f"rubberscan batch: {printable(str(exc))}", file=sys.stderr)
         return ExitCode.USAGE
@@ -366,7 +410,10 @@ def run_batch_command(inputs: list[str], out: str, jobs: int | None = None, forc
         print("rubberscan batch: interrupted", file=sys.stderr)
         return ExitCode.INTERRUPTED
     _list_on_stderr("skipped", summary.skipped_files, "files skipped")
-    _list_on_stderr("failed", summary.failures, "failures (see the report)")
+    _list_on_stderr("skipped", items.skipped, "attachments skipped")
+    _list_on_stderr("failed", summary.failures + items.failures(), "failures (see the report)")
+    for line in items.lines():
+        print(f"mailbox {printable(line)}", file=sys.stderr)
     _list_on_stderr("no scan", summary.no_scan, "e-mails without a scan")
     _list_on_stderr("scan again", summary.rescan, "sheets to scan again")
     print(f"rubberscan batch: {printable(summary.line())}", file=sys.stderr)
@@ -376,13 +423,18 @@ def run_batch_command(inputs: list[str], out: str, jobs: int | None = None, forc
     print(f"report: {out_dir / REPORT_NAME}")
     if summary.interrupted:
         return ExitCode.INTERRUPTED
-    return ExitCode.SOME_FAILED if summary.failed or summary.failed_before else ExitCode.OK
+    failed = summary.failed or summary.failed_before or items.failures()
+    return ExitCode.SOME_FAILED if failed else ExitCode.OK
 
 
 def cmd_batch(args) -> int:
+    from batch.imap import MailboxOptions
+
+    mail = MailboxOptions(insecure=args.insecure_imap, ca=args.imap_ca, since=args.since,
+                          move_to=args.move_to)
     return run_batch_command(args.inputs, args.out, jobs=args.jobs, force=args.force,
                              timeout=args.timeout, unfinished=args.unfinished,
-                             partscore=args.partscore, progress=not args.quiet)
+                             partscore=args.partscore, progress=not args.quiet, mail=mail)
 
 
 def cmd_audit(args) -> int:
@@ -412,7 +464,7 @@ def cmd_export(args) -> int:
     from pathlib import Path
 
     from batch.atomic import atomic_write_text
-    from batch.export import write_csv
+    from batch.export import write_csv, write_json
     from batch.ledger import LEDGER_NAME, Ledger, LedgerError
 
     path = Path(args.dir) / LEDGER_NAME
@@ -422,7 +474,7 @@ def cmd_export(args) -> int:
     try:
         with Ledger(path, readonly=True) as ledger:
             buf = io.StringIO()
-            n = write_csv(ledger, buf)
+            n = (write_json if args.format == "json" else write_csv)(ledger, buf)
     except LedgerError as exc:
         print(f"rubberscan export: {exc}", file=sys.stderr)
         return ExitCode.USAGE
@@ -433,10 +485,92 @@ def cmd_export(args) -> int:
             print(f"rubberscan export: cannot write {args.output}: {exc.strerror or exc}",
                   file=sys.stderr)
             return ExitCode.WRITE_FAILED
-        print(f"rubberscan export: {n} rows written to {args.output}", file=sys.stderr)
+        what = "sheets" if args.format == "json" else "rows"
+        print(f"rubberscan export: {n} {what} written to {args.output}", file=sys.stderr)
     else:
         sys.stdout.write(buf.getvalue())
     return ExitCode.OK
+
+
+# --------------------------------------------------------------------------- replies
+def add_replies_parser(sub) -> None:
+    p = sub.add_parser("replies", help="e-mails to the pairs whose sheet needs a new scan or "
+                       "photo, or whose winners line does not match the sheet (batch/replies.py)",
+                       epilog="exit status: 0 done; 2 bad usage (no ledger in DIR, no password "
+                       "for the SMTP server...); 3 some replies could not be sent (run again to "
+                       "send them); 5 OUTBOX could not be written.")
+    p.add_argument("dir", metavar="DIR", help="a batch folder")
+    p.add_argument("--out", metavar="OUTBOX",
+                   help="write each reply not written before as a ready-to-send .eml file here")
+    p.add_argument("--smtp", metavar="URL",
+                   help="send each reply not sent before: smtps://USER@HOST[:PORT], or "
+                   "smtp://USER@HOST[:PORT] with STARTTLS; the password from "
+                   "RUBBERSCAN_SMTP_PASSWORD or ~/.netrc")
+    p.add_argument("--smtp-ca", metavar="FILE",
+                   help="trust this certificate authority (PEM) for the SMTP server")
+    p.add_argument("--from", dest="sender", metavar="ADDRESS",
+                   help="the replies' From (default: the address each e-mail was sent to)")
+    p.set_defaults(func=cmd_replies)
+
+
+def cmd_replies(args) -> int:
+    from pathlib import Path
+
+    from batch.inputs import printable, shown
+    from batch.ledger import LEDGER_NAME, Ledger, LedgerError
+    from batch.mailbook import MailBook
+    from batch.mailurl import MailURLError, find_password, parse_mail_url, tls_context
+    from batch.replies import PASSWORD_ENV, SCHEMES, plan_replies, send_replies, write_replies
+
+    def say(text: str) -> None:
+        print(f"rubberscan replies: {printable(text)}", file=sys.stderr)
+
+    if not (args.out or args.smtp):
+        say("say where the replies go: --out OUTBOX (.eml files) and/or --smtp URL (send them)")
+        return ExitCode.USAGE
+    path = Path(args.dir) / LEDGER_NAME
+    if not path.is_file():
+        say(f"no {LEDGER_NAME} in {shown(args.dir)}")
+        return ExitCode.USAGE
+    server = password = context = None
+    try:
+        if args.smtp:
+            server = parse_mail_url(args.smtp, SCHEMES)
+            password = find_password(server, PASSWORD_ENV) if server.user else None
+            context = tls_context(args.smtp_ca)
+    except MailURLError as exc:
+        say(str(exc))
+        return ExitCode.USAGE
+    failed, written, sent = False, 0, 0
+    try:
+        with Ledger(path, lock=True) as ledger:
+            plan = plan_replies(ledger, args.sender)
+            book = MailBook(ledger)
+            if args.out:
+                try:
+                    for file in write_replies(plan.replies, Path(args.out), book):
+                        print(f"wrote {file}")
+                        written += 1
+                except OSError as exc:
+                    say(f"cannot write to {shown(args.out)}: {exc.strerror or exc}")
+                    return ExitCode.WRITE_FAILED
+            if server is not None:
+                result = send_replies(plan.replies, server, password, context, book)
+                for reply in result.sent:
+                    print(f"sent to {reply.to}: {printable(reply.subject)}")
+                sent = len(result.sent)
+                for error in result.errors:
+                    print(f"failed: {printable(error)}", file=sys.stderr)
+                failed = bool(result.errors)
+    except LedgerError as exc:
+        say(str(exc))
+        return ExitCode.USAGE
+    _list_on_stderr("no reply", plan.no_address, "sheets without anyone to reply to")
+    n = len(plan.replies)
+    done = [f"{written} written" if args.out else "", f"{sent} sent" if server else ""]
+    say(f"{n} e-mail{'s' if n != 1 else ''} call{'' if n != 1 else 's'} for a reply: "
+        f"{', '.join(d for d in done if d)} now (each reply is written once and sent once)")
+    return ExitCode.SOME_FAILED if failed else ExitCode.OK
 
 
 DEMO_SHEETS = 6
@@ -464,6 +598,72 @@ def cmd_demo(args) -> int:
     return ExitCode.OK if status == ExitCode.SOME_FAILED else status
 
 
+# --------------------------------------------------------------------------- review, labels
+def add_review_parsers(sub) -> None:
+    p = sub.add_parser("review", help="check and correct a batch's sheets in the browser "
+                       "(a local web app)")
+    p.add_argument("dir", metavar="DIR", help="a batch output folder")
+    p.add_argument("--port", type=int, default=8765, help="port to listen on (default 8765)")
+    p.add_argument("--host", default="127.0.0.1",
+                   help="address to listen on (default 127.0.0.1, this machine only; any other "
+                   "needs the token printed in the address)")
+    p.add_argument("--user", default=None, metavar="NAME",
+                   help="who decides, as recorded in the ledger (default: the OS user; a name "
+                   "given in the page's header wins)")
+    p.set_defaults(func=cmd_review)
+
+    p = sub.add_parser("labels", help="write the cells people confirmed or corrected in the "
+                       "review app as training data (make model LABELS=FILE.npz)")
+    p.add_argument("dir", metavar="DIR", help="a batch output folder")
+    p.add_argument("--out", required=True, metavar="FILE.npz")
+    p.set_defaults(func=cmd_labels)
+
+
+def cmd_review(args) -> int:
+    from batch.ledger import LedgerError, LedgerWriteError
+    from review.server import serve
+
+    if not 0 <= args.port <= 65535:
+        print(f"rubberscan review: --port {args.port} out of range 0..65535", file=sys.stderr)
+        return ExitCode.USAGE
+    try:
+        serve(args.dir, host=args.host, port=args.port, who=args.user)
+    except LedgerError as exc:
+        print(f"rubberscan review: {exc}", file=sys.stderr)
+        return ExitCode.USAGE
+    except LedgerWriteError as exc:  # decisions are kept in the ledger: it must be writable
+        print(f"rubberscan review: {exc} (decisions are kept there: run it on a folder you may "
+              "write)", file=sys.stderr)
+        return ExitCode.WRITE_FAILED
+    except OSError as exc:  # the port is taken, the address is not this machine's
+        print(f"rubberscan review: cannot listen on {args.host}:{args.port}: "
+              f"{exc.strerror or exc}", file=sys.stderr)
+        return ExitCode.FAILED
+    return ExitCode.OK
+
+
+def cmd_labels(args) -> int:
+    from batch.ledger import LedgerError
+    from review.labels import write_labels
+
+    try:
+        labels = write_labels(args.dir, args.out)
+    except LedgerError as exc:
+        print(f"rubberscan labels: {exc}", file=sys.stderr)
+        return ExitCode.USAGE
+    except ValueError as exc:
+        print(f"rubberscan labels: {exc}", file=sys.stderr)
+        return ExitCode.FAILED
+    except OSError as exc:
+        print(f"rubberscan labels: cannot write {args.out}: {exc.strerror or exc}",
+              file=sys.stderr)
+        return ExitCode.WRITE_FAILED
+    print(f"rubberscan labels: {len(labels.images)} cells written to {args.out}"
+          + (f" ({labels.missing} decided cells without a kept picture left out)"
+             if labels.missing else ""), file=sys.stderr)
+    return ExitCode.OK
+
+
 # --------------------------------------------------------------------------- main
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="rubberscan", description=__doc__.splitlines()[0])
@@ -473,6 +673,8 @@ def build_parser() -> argparse.ArgumentParser:
     add_score_parser(sub)
     add_form_parser(sub)
     add_batch_parsers(sub)
+    add_replies_parser(sub)
+    add_review_parsers(sub)
     return parser
 
 

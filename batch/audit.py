@@ -7,8 +7,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from batch import outputs
+from batch.decided import decided_result
 from batch.ledger import LEDGER_NAME, Ledger, LedgerError, LedgerWriteError
-from batch.serial import reading_from_json
 from batch.worker import Reconciler, default_reconciler, house_rules, merge_rules
 
 
@@ -40,7 +40,8 @@ def audit(out_dir: str | Path, unfinished: str | None = None, partscore: int | N
         old = {s.sheet_id: s for s in ledger.sheets() if s.sheet_id}
         for sid, stored in ledger.readings():
             try:
-                new = reconcile(reading_from_json(stored), house).to_json(with_explanations=True)
+                # a person's decisions (the review app) applied on top, as batch applies them
+                new = decided_result(stored, ledger.decisions(sid), house, reconcile)
             except Exception as exc:  # a stored reading the scorer rejects: report, keep going
                 result.errors.append(f"{sid}: cannot re-reconcile: {type(exc).__name__}: {exc}")
                 continue

@@ -17,7 +17,7 @@ import io
 import mailbox
 import re
 import unicodedata
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from email.message import EmailMessage
 from pathlib import Path
@@ -74,6 +74,28 @@ class InputProblem:
 
 
 Item = ScanInput | Skipped | InputProblem
+
+
+@dataclass
+class MailMessage:
+    """One e-mail's headers, as the ledger keeps them (batch/mailbook.py): what makes it known
+    when it comes again (its Message-ID, or its place in a mailbox) and what a reply needs."""
+
+    container: str  # the start of its scans' sources: "week12.eml", "INBOX.mbox #3"
+    message_id: str | None = None  # "<...>", or None when the message has none
+    sender: str | None = None
+    reply_to: str | None = None
+    to: str | None = None
+    subject: str | None = None
+    date: str | None = None
+    references: str | None = None
+    mailbox: str | None = None  # imaps://USER@HOST/FOLDER when read from a mailbox
+    uidvalidity: int | None = None
+    uid: int | None = None
+
+
+# Called with each e-mail and the items it gave, before they are yielded (batch/mailbook.py).
+OnMessage = Callable[[MailMessage, list[Item]], None]
 # The first line of a saved message without a file suffix (e.g. in a Maildir folder).
 _HEADER_LINE = re.compile(rb"(Return-Path|Received|Delivered-To|From|Date|Message-ID|MIME-Version|"
                           rb"X-[A-Za-z0-9-]+):[^\r\n]*\r?\n", re.IGNORECASE)
@@ -115,12 +137,14 @@ def sha256_file(path: Path) -> str:
     return h.hexdigest()
 
 
-def collect_inputs(paths: Iterable[str | Path], exclude: Iterable[str | Path] = ()) -> Iterator[Item]:
+def collect_inputs(paths: Iterable[str | Path], exclude: Iterable[str | Path] = (),
+                   on_message: OnMessage | None = None) -> Iterator[Item]:
     """Expand ``paths`` (files, folders recursively, .eml, mbox) into items, in order.
 
     Folders under any ``exclude`` path (e.g. the batch's own output folder) are not entered.
     Each item's ``source`` (what the report, the ledger and the per-sheet JSON show) is the path
     relative to what was given (see :func:`shown_path`): no folder of the organiser's machine.
+    ``on_message`` is told of every e-mail read, with the items it gave.
     """
     for raw in paths:
         path = Path(raw)
@@ -128,12 +152,14 @@ def collect_inputs(paths: Iterable[str | Path], exclude: Iterable[str | Path] = 
         if path.is_dir():
             problems: list[InputProblem] = []
             for child in sorted(_walk(path, excluded, problems)):
-                yield from _from_file(child, explicit=False, source=shown_path(child, path))
+                yield from _from_file(child, explicit=False, source=shown_path(child, path),
+                                      on_message=on_message)
             for problem in problems:
                 problem.source = shown_path(Path(problem.source), path)
                 yield problem
         else:
-            yield from _from_file(path, explicit=True, source=shown_path(path, path))
+            yield from _from_file(path, explicit=True, source=shown_path(path, path),
+                                  on_message=on_message)
 
 
 def shown_path(path: Path, given: Path) -> str:
@@ -169,7 +195,8 @@ def _walk(folder: Path, excluded: list[Path], problems: list[InputProblem]) -> I
             yield child
 
 
-def _from_file(path: Path, explicit: bool, source: str | None = None) -> Iterator[Item]:
+def _from_file(path: Path, explicit: bool, source: str | None = None,
+               on_message: OnMessage | None = None) -> Iterator[Item]:
     source = str(path) if source is None else source
     try:
         kind = _kind(path)
@@ -184,9 +211,9 @@ def _from_file(path: Path, explicit: bool, source: str | None = None) -> Iterato
     try:
         if kind == "eml":
             msg = email.message_from_bytes(path.read_bytes(), policy=email.policy.default)
-            yield from message_scans(msg, container=source)
+            yield from _told(msg, source, on_message)
         elif kind == "mbox":
-            yield from _mbox_scans(path, source)
+            yield from _mbox_scans(path, source, on_message)
         else:
             yield ScanInput(source=source, name=safe_name(path.name, "scan"),
                             sha256=sha256_file(path), path=str(path))
@@ -225,14 +252,41 @@ def _kind(path: Path) -> str | None:
     return None
 
 
-def _mbox_scans(path: Path, source: str) -> Iterator[Item]:
+def _mbox_scans(path: Path, source: str, on_message: OnMessage | None = None) -> Iterator[Item]:
     box = mailbox.mbox(path, create=False)
     try:
         for i, key in enumerate(box.keys()):
             msg = email.message_from_bytes(box.get_bytes(key), policy=email.policy.default)
-            yield from message_scans(msg, container=f"{source} #{i + 1}")
+            yield from _told(msg, f"{source} #{i + 1}", on_message)
     finally:
         box.close()
+
+
+def _told(msg: EmailMessage, container: str, on_message: OnMessage | None) -> Iterator[Item]:
+    """:func:`message_scans`, telling ``on_message`` of the message and its items first."""
+    if on_message is None:
+        yield from message_scans(msg, container)
+        return
+    items = list(message_scans(msg, container))
+    on_message(message_info(msg, container), items)
+    yield from items
+
+
+def message_info(msg: EmailMessage, container: str) -> MailMessage:
+    """The headers of ``msg`` that the ledger keeps (see :class:`MailMessage`)."""
+    return MailMessage(container=container, message_id=message_id(_header(msg, "Message-ID")),
+                       sender=_header(msg, "From"), reply_to=_header(msg, "Reply-To"),
+                       to=_header(msg, "To"), subject=_header(msg, "Subject"), date=_date(msg),
+                       references=_header(msg, "References"))
+
+
+def message_id(raw: str | None) -> str | None:
+    """A Message-ID header as one id: its first ``<...>``, else its text; None when empty."""
+    if not raw:
+        return None
+    found = re.search(r"<[^<>\s]+>", raw)
+    text = found.group(0) if found else raw.strip()
+    return text[:998] or None
 
 
 def message_scans(msg: EmailMessage, container: str) -> Iterator[Item]:

@@ -29,7 +29,7 @@ from pathlib import Path
 
 from tqdm import tqdm
 
-from batch import outputs
+from batch import decided, outputs
 from batch.inputs import InputProblem, Item, ScanInput, Skipped, printable, shown
 from batch.ledger import LEDGER_NAME, Ledger, ScanRecord, SheetRecord
 from batch.worker import (
@@ -240,6 +240,7 @@ def _problem_record(problem: InputProblem) -> ScanRecord:
 def _commit(ledger: Ledger, out_dir: Path, record: ScanRecord, rules: dict | None,
             summary: BatchSummary) -> None:
     ledger.record_scan(record, rules)
+    decided.reapply(ledger, out_dir, [s.sheet_id for s in record.sheets], rules)  # people's say
     outputs.write_scan_outputs(out_dir, ledger, record)
     summary.scans += 1
     summary.blank_pages += record.blank_pages

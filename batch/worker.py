@@ -15,6 +15,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from batch import keep
 from batch.atomic import atomic_write_bytes
 from batch.inputs import ScanInput
 from batch.ledger import ScanRecord, SheetRecord
@@ -105,7 +106,10 @@ def _sheet_record(scan: ScanInput, result, sheets_dir: Path) -> SheetRecord:
     """The ledger's record of one page's result (ocr.pipeline.SheetResult), its picture saved."""
     sid = sheet_id(scan.sha256, result.page)
     if result.reading is None:
-        return SheetRecord(sheet_id=sid, page=result.page, error=result.error or "nothing read")
+        page = keep.keep_page(scan.path, scan.data, scan.source, result.page, result.error,
+                              sheets_dir, sid)  # for clicking its table's corners (review app)
+        return SheetRecord(sheet_id=sid, page=result.page, error=result.error or "nothing read",
+                           layout={"page": page} if page else None)
     record = SheetRecord(sheet_id=sid, page=result.page, reading=reading_to_json(result.reading))
     if result.sheet is None:  # read, but reconciliation failed: the reading is kept for `audit`
         record.error = result.error
@@ -114,6 +118,9 @@ def _sheet_record(scan: ScanInput, result, sheets_dir: Path) -> SheetRecord:
     if result.table is not None:
         try:
             record.image, record.layout = save_picture(result.table, sheets_dir, sid)
+            full = keep.keep_cells(result.table, sheets_dir, sid)  # the review app's cells
+            if full:
+                record.layout["full"] = full
         except Exception as exc:  # the picture is a nicety; the result stands without it
             record.result.setdefault("report_notes", []).append(f"no picture: {exc}")
     return record

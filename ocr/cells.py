@@ -57,8 +57,8 @@ def clean_region(grey: np.ndarray, rulings: np.ndarray, box: Box, band: int) -> 
     return out
 
 
-def box_quad(box: Box, to_original: np.ndarray) -> np.ndarray:
-    """The corners (tl, tr, br, bl) of ``box`` mapped onto the original page image."""
+def box_quad(box: Box, straight) -> np.ndarray:
+    """The corners (tl, tr, br, bl) of ``box`` on ``straight`` (an ocr.data.StraightPage) mapped
+    onto the original page image."""
     x, y, w, h = box
-    pts = np.array([[[x, y], [x + w, y], [x + w, y + h], [x, y + h]]], np.float64)
-    return cv2.perspectiveTransform(pts, to_original)[0].astype(np.float32)
+    return straight.to_page([[x, y], [x + w, y], [x + w, y + h], [x, y + h]]).astype(np.float32)

@@ -13,36 +13,100 @@ import cv2
 import numpy as np
 
 from ocr.data import InputError, Page, StraightPage
-
-WORK_LONG = 2000  # long side of the straightened image, pixels
-MID_LONG = 2500  # larger originals are first shrunk to this long side (see _shrink)
-ANALYSIS_LONG = 1000  # long side of the copy used to measure angles
-PAPER_LONG = 500  # long side of the copy used to find the paper outline
+from ocr.dewarp import straighten_photo
+from ocr.settings import GeometrySettings
 
 
-def straighten(page: Page) -> StraightPage:
-    """Cut the sheet out of ``page`` and turn it upright and level (InputError if unusable)."""
+def straighten(page: Page, settings: GeometrySettings | None = None) -> StraightPage:
+    """Cut the sheet out of ``page`` and turn it upright and level (InputError if unusable).
+
+    Two paths.  A scan (the sheet fills the picture, evenly lit) is straightened from the paper's
+    outline and its rulings' angles by one homography: fast, and right on every scan and fax we
+    measure.  A photo (the sheet on a table, uneven light) is straightened from its deal table's
+    own ruling lattice (ocr/dewarp.py), which takes any turn, strong perspective and a curl.  The
+    other path is kept as ``retry``, for ocr.table to try when it finds no table on the first."""
+    settings = settings or GeometrySettings()
     img = page.image
     if img is None or img.ndim != 3 or img.shape[2] != 3 or min(img.shape[:2]) < 50:
         raise InputError(f"{page.source}: page {page.index + 1} has no usable image")
-    try:
-        return _straighten(page)
-    except (ValueError, IndexError, ZeroDivisionError, np.linalg.LinAlgError, cv2.error) as exc:
-        raise InputError(f"{page.source}: page {page.index + 1}: cannot straighten ({exc})") from None
+    errors = (ValueError, IndexError, ZeroDivisionError, np.linalg.LinAlgError, cv2.error)
+
+    def scan() -> StraightPage:
+        try:
+            return _straighten(page, settings)
+        except errors as exc:
+            raise InputError(f"{page.source}: page {page.index + 1}: cannot straighten ({exc})") from None
+
+    def photo() -> StraightPage | None:
+        try:
+            return straighten_photo(page, settings)
+        except errors:
+            return None
+
+    if not settings.photo_path:
+        return scan()
+    glance = _glance(img)
+    if not looks_like_photo(glance, settings):
+        first = scan()
+        first.retry = photo
+        return first
+    if whole_paper(glance, settings):
+        # a photo of the whole sheet, its outline on a darker table: the scan path is right on
+        # most (its one homography), and fast; ocr.table checks that its rows come out straight
+        first = scan()
+        first.retry, first.verify = photo, True
+        return first
+    first = photo()
+    if first is None:
+        return scan()
+    first.retry = scan
+    return first
 
 
-def _straighten(page: Page) -> StraightPage:
+GLANCE = 256  # long side of the quick look that tells a photo from a scan
+
+
+def _glance(img: np.ndarray) -> np.ndarray:
+    """A quick small copy of ``img``: every k-th pixel (no pass over the whole picture), then
+    shrunk to GLANCE pixels long."""
+    k = max(1, max(img.shape[:2]) // (2 * GLANCE))
+    return _shrink(np.ascontiguousarray(img[::k, ::k]), GLANCE)
+
+
+def whole_paper(small: np.ndarray, settings: GeometrySettings) -> bool:
+    """Whether the whole sheet's outline shows on a darker background in ``small`` (a BGR glance)."""
+    return find_paper(cv2.cvtColor(small, cv2.COLOR_BGR2GRAY), max(small.shape[:2])) is not None
+
+
+def looks_like_photo(small: np.ndarray, settings: GeometrySettings) -> bool:
+    """Whether ``small`` (a BGR glance at the picture) looks like a photo rather than a scan: uneven
+    light over the picture (its background's darker parts below GeometrySettings.photo_light_ratio
+    of its lighter), or coloured surroundings (a table, not a scanner's lid)."""
+    bg = cv2.morphologyEx(small, cv2.MORPH_CLOSE, np.ones((9, 9), np.uint8))
+    grey = bg.min(axis=2).astype(np.float32)
+    lo, hi = np.percentile(grey, (5, 95))
+    if lo < settings.photo_light_ratio * hi:
+        return True
+    hsv = cv2.cvtColor(small, cv2.COLOR_BGR2HSV)
+    h, w = small.shape[:2]
+    m = max(2, min(h, w) // 25)
+    rim = np.concatenate([hsv[:m].reshape(-1, 3), hsv[-m:].reshape(-1, 3),
+                          hsv[:, :m].reshape(-1, 3), hsv[:, -m:].reshape(-1, 3)])
+    return float(np.median(rim[:, 1])) > settings.photo_rim_saturation
+
+
+def _straighten(page: Page, settings: GeometrySettings) -> StraightPage:
     img = page.image
     h0, w0 = img.shape[:2]
     # one shrink of a large original serves both the analysis copy and
-    # the final warp (which then never shrinks by more than MID_LONG / WORK_LONG)
-    mid = _shrink(img, MID_LONG)
-    s_small = ANALYSIS_LONG / max(h0, w0)
-    grey_small = cv2.resize(_shrink(cv2.cvtColor(mid, cv2.COLOR_BGR2GRAY), 2 * ANALYSIS_LONG),
+    # the final warp (which then never shrinks by more than mid_long / work_long)
+    mid = _shrink(img, settings.mid_long)
+    s_small = settings.analysis_long / max(h0, w0)
+    grey_small = cv2.resize(_shrink(cv2.cvtColor(mid, cv2.COLOR_BGR2GRAY), 2 * settings.analysis_long),
                             (round(w0 * s_small), round(h0 * s_small)), interpolation=cv2.INTER_AREA)
 
     # 1. the paper's outline (photos); otherwise the whole image is the sheet
-    quad = find_paper(grey_small)
+    quad = find_paper(grey_small, settings.paper_long)
     if quad is None:
         sheet_w, sheet_h = grey_small.shape[1], grey_small.shape[0]
         h_paper = np.eye(3)
@@ -68,7 +132,7 @@ def _straighten(page: Page) -> StraightPage:
     h_turn, sheet_w, sheet_h = _turn(turns, sheet_w, sheet_h)
 
     # 4. one warp of the original to the working resolution
-    s_work = WORK_LONG / max(sheet_w, sheet_h)
+    s_work = settings.work_long / max(sheet_w, sheet_h)
     scale_work = np.diag([s_work, s_work, 1.0])
     to_small = np.diag([s_small, s_small, 1.0])
     h_total = scale_work @ h_turn @ h_rot @ h_paper @ to_small  # original -> straight
@@ -113,14 +177,14 @@ def _shrink(img: np.ndarray, long_side: int) -> np.ndarray:
 
 
 # --------------------------------------------------------------------------- paper
-def find_paper(grey: np.ndarray) -> np.ndarray | None:
+def find_paper(grey: np.ndarray, paper_long: int = 500) -> np.ndarray | None:
     """The sheet's corners (tl, tr, br, bl) in ``grey`` when it lies on a darker
     background, else None (a scan: the sheet fills the image).
 
     Two outlines are tried, the bright region and the outermost edges (a shadow across
     the paper can cut the bright region short); the larger plausible one wins."""
     h, w = grey.shape
-    s = PAPER_LONG / max(h, w)
+    s = paper_long / max(h, w)
     g = cv2.resize(grey, (round(w * s), round(h * s)), interpolation=cv2.INTER_AREA)
     g = cv2.GaussianBlur(g, (5, 5), 0)
     k = max(3, round(min(g.shape) * 0.02)) | 1

@@ -18,6 +18,7 @@ import numpy as np
 
 from ocr.data import DEAL_COLUMNS, Table
 from ocr.ensemble import CellReader, default_net, number_strings, variant_odds
+from ocr.partial import add_missing, missing_meta
 from ocr.ppocr import LineReader, default_reader, mark, read_line
 from ocr.prep import HEIGHT, WIDTH, Cut, prepare_cut
 from ocr.printed import read_fields
@@ -93,6 +94,7 @@ def read_table(table: Table, net: CellReader | None = None, settings: ReaderSett
         by_row.setdefault(cell.row, {})[cell.key] = r
     for row in table.deal_rows:
         rows.append(RowReading(deal=int(row), cells=by_row.get(row, {})))
+    rows = add_missing(rows, table.missing)  # what the picture does not show readably: "cannot read"
     if "total" in by_row:
         total = RowReading(deal=0, cells=by_row["total"])
 
@@ -121,7 +123,8 @@ def read_table(table: Table, net: CellReader | None = None, settings: ReaderSett
         winners_hint=hint,
         # doubt: how hard this sheet's numbers were to read (reconciliation widens "none of these" by it)
         meta={"layout": table.layout, "reader": reader_version(net, second, settings), "cells_read": len(inked),
-              "doubt": doubt, "second_read": asked, "read_cells_s": t1 - t0, "read_text_s": t2 - t1},
+              "doubt": doubt, "second_read": asked, "read_cells_s": t1 - t0, "read_text_s": t2 - t1,
+              "missing": missing_meta(table.missing)},
     )
 
 

@@ -20,6 +20,123 @@ class GeometrySettings:
     """Finding and straightening the page and the deal table, cutting cells (ocr/page.py,
     ocr/table)."""
 
+    # --- the scan path: one homography from the paper's outline and the rulings (ocr/page.py) ---
+    # long side of the straightened image (~6.7 px/mm on A4: what the reader was trained on)
+    work_long: int = 2000
+    # larger originals are first shrunk to this long side (one shrink serves all)
+    mid_long: int = 2500
+    analysis_long: int = 1000  # long side of the copy the ruling angles are measured on
+    paper_long: int = 500  # long side of the copy the paper's outline is looked for on
+
+    # --- the deal table on the straightened image (ocr/table) ---
+    table_analysis: int = 2  # rulings and cells are found at 1/this of the straight resolution
+    # rulings may be thin and faint: anything darker than the paper may be one
+    ruling_ink: int = 215
+    # ruling gaps bridged: first, then dashed (fax)
+    ruling_breaks_mm: tuple[float, float] = (0.8, 3.5)
+    # a fax's dashed ruling inks at least this share of its column's width ...
+    line_cover: float = 0.4
+    line_agree: int = 4  # ... in at least this many of the six columns at the same height
+    ns_gap_mm: float = 25.0  # the N/S underline ends at most this far left of the E/W one
+    # rows whose cells' edges step by more than this share of a row are curved
+    bend_max: float = 0.25
+    partial_min_rows: int = 5  # a photo's lattice with this many rows is a table, the rest outside
+    lattice_vote_share: float = 0.12  # rows named by this share of agreeing deal numbers, when the
+    #   table's shape is the form's (a blurred photo's print reads poorly; 1/3 otherwise)
+    # a lattice row's cells stop this share of a row height short of its rulings
+    lattice_inset: float = 0.05
+    outside_margin_px: float = 1.0  # a cell this far over the picture's edge is still in it
+
+    # --- cells the light washed out (ocr/table/missing.py) ---
+    # a cell whose rulings keep less than this share of the table's contrast ...
+    faded_share: float = 0.35
+    # ... (on a table whose rulings have at least this much) is unreadable
+    faded_min_contrast: float = 40.0
+    glare_level: int = 250  # a photo pixel this bright in every channel is burnt out by glare ...
+    glare_cover: float = 0.05  # ... and a faded cell this much burnt out is under glare
+
+    # --- printed text and the names/winners fields, read by Tesseract (ocr/printed.py) ---
+    # deal-number crops per composite line (one: Tesseract cannot merge them)
+    printed_per_line: int = 1
+    printed_target_h: int = 22  # printed digit height (px) Tesseract reads best at, roughly
+    # a photo's printed deal numbers are read this share of a row inside their cells
+    label_inset: float = 0.1
+    # unsharp mask (sigma px, amount) on a photo's print
+    printed_sharpen: tuple[float, float] = (2.0, 1.5)
+    # a pixel darker than this is ink, when a crop is trimmed to its writing
+    printed_ink_below: int = 140
+    header_sure_conf: float = 70.0  # a header word read this sure is a word, not a blur's guess
+    field_h: int = 36  # names/winners crops are scaled to this height (px)
+    field_gap: int = 24  # paper between them (px)
+    field_min_conf: float = 10.0  # words Tesseract is less sure of are dropped from the fields
+    # a field read as nothing is read again cut to the rows holding this share of its fullest
+    # row's ink (fax specks and margins fall below; bench/RESULTS-geometry.md round 22)
+    field_writing_row: float = 0.25
+
+    # --- the photo path: the table's own ruling lattice (ocr/grid.py) ---
+    # a cell is at least this many pixels across (a row at ~2 px/mm is ~12)
+    grid_cell_min_px: int = 6
+    grid_cell_max_share: float = 0.02  # ... and at most this share of the analysed image
+    grid_fill: tuple[float, float] = (0.8, 1.12)  # a cell's area over its four-cornered outline's
+    # cells on either side of a ruling: their sides' midpoints this near ...
+    grid_link_px: float = 4.0
+    # ... or this share of the smaller cell extent (about a row height)
+    grid_link_share: float = 0.5
+    grid_gap_factor: float = 2.0  # a ruling is at most this many times as thick as the median one
+    # a lattice column or row with fewer than this share of the fullest one's
+    grid_sparse: float = 0.3
+    #   cells is a stray patch at the table's rim, not part of it
+    # a cell's width (height) over its column's (row's)
+    grid_misfit: tuple[float, float] = (0.7, 1.35)
+    #   median: outside, it is two cells merged or a piece of one, and is dropped
+    grid_other_weight: float = 0.35  # a lattice not six columns wide weighs this share of its cells
+    grid_min_cells: int = 12  # fewer linked cells than this are no table
+    # ink levels tried for the paper patches
+    grid_thresholds: tuple[int, ...] = (230, 215, 200, 240)
+    #   (thin rulings blurred by a phone reach ~215-225; dim, noisy photos need the darker levels)
+    # a lattice this large holds most of the 186 deal cells: stop trying
+    grid_enough_cells: int = 150
+    # cosine: neighbouring cells' shared sides are anti-parallel within ~37 deg
+    grid_parallel: float = 0.8
+    # ... and about as long (a header cell two rows high is no neighbour)
+    grid_length_ratio: float = 1.4
+    # the light's background is taken at this share of the photo's
+    light_kernel_share: float = 1 / 150
+    #   long side (wider than any stroke; a closing keeps a hard shadow's edge sharp)
+
+    # --- the photo path: straightening from the lattice (ocr/dewarp.py) ---
+    photo_path: bool = True  # photos are straightened from their table's lattice (False: as scans)
+    # a picture whose light varies more than this is a photo, not a scan
+    photo_light_ratio: float = 0.8
+    # ... or whose rim is this colourful (HSV saturation): a table top
+    photo_rim_saturation: float = 40.0
+    photo_analysis_long: int = 2000  # larger photos are shrunk to this long side to be analysed
+    dewarp_ransac_px: float = 3.0  # a crossing further than this from the homography is an outlier
+    # a curl's quadratic is fitted when the lattice spans this many rows
+    dewarp_quadratic_rows: int = 12
+    # a crossing's residual beyond this share of a row height is not trusted
+    dewarp_mesh_max: float = 0.2
+    # pass two's rough image: pixels a row height
+    dewarp_rough_px: tuple[float, float] = (14.0, 30.0)
+    dewarp_tilt_px: int = 3  # rulings on the rough image may tilt this many pixels over an opening
+    # a horizontal (vertical) ruling runs at least
+    dewarp_ruling_rows: tuple[float, float] = (2.5, 5.0)
+    #   this many row heights; writing does not (digits stacked down a column touch across ~3 rows)
+    # rows of a whole deal table's lattice (N/S-E/W header row, 30 deals, Total)
+    photo_table_rows: int = 32
+    # the title, names and winners lines sit within this many rows above
+    photo_rows_above: float = 9.0
+    # an A4 page is 28-35 x 40-50 row heights (6-7.4 mm)
+    photo_page_rows: tuple[float, float] = (36.0, 44.0)
+    # straight canvas pixels a row height: ~6.7 px/mm, as the scan path's
+    photo_row_px: float = 45.5
+    ink_percentile: float = 0.5  # the darkest this share (%) of a straightened photo is its ink ...
+    ink_level: float = 40.0  # ... which is darkened to this grey level, as a scan's ink ...
+    ink_gain: float = 3.0  # ... by at most this gain on the distance from white
+    # a straightened photo's paper is white from its median less this many spreads
+    paper_noise: float = 2.0
+    photo_grid_step: int = 8  # canvas pixels between the samples of the straightening map
+
 
 # ---------------------------------------------------------------------------------------------
 
@@ -141,6 +258,23 @@ class LoadSettings:
 
 
 @dataclass(frozen=True)
+class CornersSettings:
+    """A straight sheet from the deal table's four corners clicked by a person (ocr/corners.py)."""
+
+    work_long: int = 2000  # long side of the straightened image: the geometry stage's own size
+    # paper kept around the table, as shares of its width (left, right) and height (top, bottom):
+    # the names and winners lines above it, the classic layout's scoring table to its right
+    margin_left: float = 0.25
+    margin_right: float = 0.9
+    margin_top: float = 0.35
+    margin_bottom: float = 0.1
+    min_side: float = 40.0  # px on the page: corners closer than this enclose no table
+
+
+# ---------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
 class Settings:
     """The one settings object handed down the pipeline."""
 
@@ -148,3 +282,4 @@ class Settings:
     reader: ReaderSettings = field(default_factory=ReaderSettings)
     reconcile: ReconcileSettings = field(default_factory=ReconcileSettings)
     load: LoadSettings = field(default_factory=LoadSettings)
+    corners: CornersSettings = field(default_factory=CornersSettings)

@@ -65,6 +65,8 @@ def render_sheet(sheet: SheetEntry, image_b64: str | None) -> str:
     flagged, review = flagged_cells(result), review_cells(result)
     if result.get("rescan"):
         parts.append(f'<p class="fail">Ask for a better scan: {e(result["rescan"])}</p>')
+    for message in result.get("missing") or []:  # part of the sheet not in the picture (issue 30)
+        parts.append(f'<p class="fail">Not read: {e(message)}</p>')
     parts.append(_summary_line(result))
     parts.append(_picture(sheet, image_b64, flagged, review))
     parts.append(_table(result, flagged, review))

@@ -24,6 +24,8 @@ def sheet_text(obj: dict) -> str:
     lines.append(f"  winners: {named}")
     if obj.get("rescan"):
         lines.append(f"  ask for a better scan: {obj['rescan']}")
+    for message in obj.get("missing") or []:  # part of the sheet not in the picture (issue 30)
+        lines.append(f"  not read: {message}")
     flagged = {f.get("deal") for f in obj.get("flags", [])}
     unsure = {r.get("deal") for r in obj.get("review", [])}
     explanations = obj.get("explanations") or {}

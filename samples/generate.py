@@ -22,6 +22,7 @@ import json
 import random
 import sys
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 if __package__ in (None, ""):  # run as a script: make the repository importable
@@ -53,13 +54,26 @@ def _check(name: str, value, allowed) -> None:
         raise ValueError(f"unknown {name} {value!r}; choose one of {', '.join(map(str, allowed))}")
 
 
-def render_sheet(seed: int, *, layout: str | None = None, hand: str | None = None,
-                 second_hand: str | None = None, ink: str | None = None,
-                 scan: str | None = None, zero_style: str | None = None,
-                 typed: bool | None = None, mistakes: tuple[str, ...] | None = None,
-                 mistake_rate: float = 0.3, allow_turn: bool = True, scan_dpi: float | None = None,
-                 jpeg_quality: int | None = None) -> tuple[np.ndarray, dict]:
-    """One filled, scanned sheet as an image (BGR, or grey for fax) and its truth."""
+@dataclass
+class FilledSheet:
+    """A filled page before it is scanned: what :func:`fill_sheet` drew and the truth so far."""
+
+    rng: random.Random  # the sheet's random streams, as far as filling consumed them
+    np_rng: np.random.Generator
+    page: np.ndarray  # BGR uint8 at ``form_dpi``
+    geom: object  # ocr.form.FormGeometry
+    cells: list[dict]  # samples.fill.fill_form's per-cell truth (box on the page)
+    pens: list[Pen]
+    form_dpi: int
+    truth: dict  # every truth key that does not depend on the scan
+
+
+def fill_sheet(seed: int, *, layout: str | None = None, hand: str | None = None,
+               second_hand: str | None = None, ink: str | None = None,
+               scan: str | None = None, zero_style: str | None = None,
+               typed: bool | None = None, mistakes: tuple[str, ...] | None = None,
+               mistake_rate: float = 0.3, scan_dpi: float | None = None) -> FilledSheet:
+    """The filled page of sheet ``seed`` (the random draws of :func:`render_sheet` up to the scan)."""
     _check("layout", layout, LAYOUTS)
     _check("hand", hand, HANDS)
     _check("second_hand", second_hand, HANDS)
@@ -92,16 +106,6 @@ def render_sheet(seed: int, *, layout: str | None = None, hand: str | None = Non
         ink2 = ink if rng.random() < 0.6 or typed else rng.choice(sorted(INKS))
         pens.append(Pen(second_hand, ink2, rng, px_mm))
     cells = fill_form(page, geom, content, pens, switch, zero_style, np_rng)
-    sc = make_scan(page, form_dpi, scan, rng, np_rng, allow_turn=allow_turn, dpi=scan_dpi,
-                   faint_ink=any(p.ink == "pencil" for p in pens))
-    if jpeg_quality is not None:
-        sc.jpeg_quality = jpeg_quality
-
-    def quad(box) -> list[list[float]]:
-        pts = apply_h(sc.matrix, geom.quad(box))
-        return [[round(float(x), 2), round(float(y), 2)] for x, y in pts]
-
-    W, H = geom.size
     truth = {
         "source": None,
         "seed": seed,
@@ -121,17 +125,37 @@ def render_sheet(seed: int, *, layout: str | None = None, hand: str | None = Non
         "true_rows": content.true_rows,
         "totals_written": content.totals_written,
         "mistakes": content.mistakes,
+    }
+    return FilledSheet(rng, np_rng, page, geom, cells, pens, form_dpi, truth)
+
+
+def render_sheet(seed: int, *, allow_turn: bool = True, jpeg_quality: int | None = None,
+                 scan_dpi: float | None = None, **options) -> tuple[np.ndarray, dict]:
+    """One filled, scanned sheet as an image (BGR, or grey for fax) and its truth."""
+    filled = fill_sheet(seed, scan_dpi=scan_dpi, **options)
+    rng, np_rng, geom, truth = filled.rng, filled.np_rng, filled.geom, filled.truth
+    sc = make_scan(filled.page, filled.form_dpi, truth["scan"], rng, np_rng, allow_turn=allow_turn,
+                   dpi=scan_dpi, faint_ink=any(p.ink == "pencil" for p in filled.pens))
+    if jpeg_quality is not None:
+        sc.jpeg_quality = jpeg_quality
+
+    def quad(box) -> list[list[float]]:
+        pts = apply_h(sc.matrix, geom.quad(box))
+        return [[round(float(x), 2), round(float(y), 2)] for x, y in pts]
+
+    W, H = geom.size
+    truth.update({
         "cells": [{"row": c["row"], "key": c["key"], "quad": quad(c["box"]), "text": c["text"],
-                   "hand": c["hand"]} for c in cells],
+                   "hand": c["hand"]} for c in filled.cells],
         "page_quad": quad((0, 0, W, H)),
         "rotation": sc.rotation,
         "skew_deg": round(float(sc.skew_deg), 3),
         "image_size": [int(sc.image.shape[1]), int(sc.image.shape[0])],
         "dpi": round(float(sc.dpi), 2),
-        "form_dpi": form_dpi,
+        "form_dpi": filled.form_dpi,
         "page_to_image": [[round(float(v), 8) for v in r] for r in sc.matrix],
         "jpeg_quality": sc.jpeg_quality,
-    }
+    })
     return sc.image, truth
 
 

@@ -22,6 +22,9 @@ SEATS = ("N", "E", "S", "W")
 NUMBER_COLUMNS = ("ns", "ew", "cum_ns", "cum_ew")
 # Every cell of a deal row, in the printed order.
 DEAL_COLUMNS = ("dealer",) + NUMBER_COLUMNS
+# How the columns are called in messages to the user.
+COLUMN_NAMES = {"dealer": "dealer", "ns": "score N/S", "ew": "score E/W",
+                "cum_ns": "cumulative N/S", "cum_ew": "cumulative E/W"}
 # The printed columns of the deal table: the deal number, then a deal row's cells.
 TABLE_COLUMNS = ("deal",) + DEAL_COLUMNS
 

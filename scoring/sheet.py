@@ -28,6 +28,8 @@ class CellReading:
     # one-digit variants of the best number -> log10 of how much less likely the reader finds them
     # (those it finds at least 1e-8 as likely; ocr/cellnet.variant_odds); None: not measured
     near: dict[int, float] | None = None
+    # a person's reading (the review app): certain, so reconciliation never widens it
+    person: bool = False
 
     @property
     def best(self) -> object:
@@ -130,6 +132,7 @@ class ReconciledSheet:
     explanations: dict[int, list[dict]] = field(default_factory=dict)  # deal -> results
     meta: dict = field(default_factory=dict)
     rescan: str | None = None  # why to ask for a better scan (scoring/reconcile/rescan.py), or None
+    missing: list[str] = field(default_factory=list)  # what the picture does not show (partial.py)
 
     def to_json(self, with_explanations: bool = False) -> dict:
         out = {
@@ -145,6 +148,8 @@ class ReconciledSheet:
         # only on a sheet too poorly scanned to read well: CONTRACT.md's keys otherwise
         if self.rescan:
             out["rescan"] = self.rescan
+        if self.missing:  # only on a sheet whose picture does not show all of it
+            out["missing"] = list(self.missing)
         if with_explanations:
             out["explanations"] = {str(k): v for k, v in sorted(self.explanations.items())}
         return out

@@ -170,7 +170,7 @@ def test_ctrl_c_keeps_finished_sheets_and_exits_130(tmp_path):
     try:
         deadline = time.monotonic() + 30
         while time.monotonic() < deadline:
-            if ledger_path.exists():
+            if ledger_path.exists() and ledger_path.stat().st_size > 0:  # (0 bytes: being made)
                 with Ledger(ledger_path) as ledger:
                     if ledger.counts()["sheets"] == 1:
                         break

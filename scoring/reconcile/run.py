@@ -15,6 +15,7 @@ from scoring.reconcile import messages, review
 from scoring.reconcile.cells import cell_model, is_empty, sheet_temperature, total_models, trim
 from scoring.reconcile.check import DealChecker, checker_for
 from scoring.reconcile.decode import DealInput, Hypothesis, decode
+from scoring.reconcile.partial import apply_missing
 from scoring.reconcile.rescan import rescan_advice
 from scoring.reconcile.settings import DEFAULT, ReconcileSettings
 from scoring.reconcile.trust import trusted
@@ -82,7 +83,7 @@ def reconcile(reading: SheetReading, rules=None, settings: ReconcileSettings = D
     )
     if explain:
         add_explanations(sheet, shown, rules)
-    return sheet
+    return apply_missing(reading, sheet, settings.rescan)  # a picture not showing all the sheet
 
 
 def sheet_totals(best: Hypothesis | None, out_rows, empty: list[bool],

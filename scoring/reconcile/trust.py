@@ -37,7 +37,7 @@ def widened(cell: CellReading, floor: float | None = None, sure_floor: float | N
     values = [(v, float(p)) for v, p in cell.candidates if v is not None]
     none = sum(float(p) for v, p in cell.candidates if v is None)
     kept = 1.0 - none  # the values' share of the reader's whole list
-    if cell.blank or not values or kept <= 0:
+    if cell.blank or cell.person or not values or kept <= 0:  # a person's reading is certain
         return cell
     top, best = max(values, key=lambda vp: vp[1])
     if top == 0:

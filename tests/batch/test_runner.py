@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from batch.audit import audit
-from batch.export import write_csv
+from batch.export import EXPORT_COLUMNS, write_csv
 from batch.inputs import collect_inputs
 from batch.ledger import LEDGER_NAME, SCHEMA_VERSION, Ledger
 from batch.runner import BatchOptions, run_batch
@@ -183,7 +183,7 @@ def test_export_csv_one_row_per_match_and_failures(tmp_path):
     with Ledger(out / LEDGER_NAME) as ledger:
         assert write_csv(ledger, buf) == 4
     rows = list(csv.DictReader(io.StringIO(buf.getvalue())))
-    assert tuple(rows[0]) == CSV_COLUMNS
+    assert tuple(rows[0]) == EXPORT_COLUMNS and EXPORT_COLUMNS[:len(CSV_COLUMNS)] == CSV_COLUMNS
     by = {r["source"].rsplit("/", 1)[1]: r for r in rows}
     b = by["b.png"]
     assert (b["names_ns"], b["names_ew"], b["winners"], b["total_ns"], b["total_ew"], b["margin"],

@@ -224,3 +224,24 @@ def test_a_read_only_ledger_stops_the_batch_before_any_reading_with_exit_5(done,
     err = capsys.readouterr().err
     assert "cannot write the ledger" in err and "Traceback" not in err
     assert (out / LEDGER_NAME).read_bytes() == before
+
+
+def test_a_new_ledger_appears_whole_never_as_an_empty_file(tmp_path, monkeypatch):
+    """A reader polling the folder while a batch starts (an export, the review app, a test) must
+    never find a 0-byte or schema-less ledger at the path: it is made aside and linked in."""
+    import batch.ledger as ledger_module
+
+    path = tmp_path / LEDGER_NAME
+    seen = []
+    real_link = os.link
+
+    def link(src, dst):
+        seen.append((path.exists(), sqlite3.connect(src).execute(
+            "SELECT version FROM schema_version").fetchone()))
+        real_link(src, dst)
+
+    monkeypatch.setattr(ledger_module.os, "link", link)
+    with Ledger(path) as led:
+        assert led.counts()["sheets"] == 0
+    assert seen == [(False, (SCHEMA_VERSION,))]  # complete before it had a name
+    assert [p.name for p in tmp_path.iterdir()] == [LEDGER_NAME]  # nothing left beside it

@@ -12,7 +12,7 @@ from ocr.data import Page
 from ocr.pipeline import is_blank, read_file
 from samples.generate import render_sheet
 
-SCANS = Path(__file__).resolve().parent.parent / "samples" / "scans"
+SCANS = Path(__file__).resolve().parents[2] / "samples" / "scans"
 
 
 def test_blank_back_page_of_a_tiff_is_named_and_the_front_is_read():

@@ -132,5 +132,29 @@ def test_a_short_winners_line_written_small_is_read_again_trimmed_to_its_writing
         return winners_hint(texts["winners"], {"ns": texts["names_ns"], "ew": texts["names_ew"]})
 
     assert hint() == "ew"
-    monkeypatch.setattr(printed, "_read_again", lambda fields, texts: texts)
+    monkeypatch.setattr(printed, "_read_again", lambda fields, texts, settings: texts)
     assert hint() is None
+
+
+def test_printed_numbers_and_header_read_in_one_tesseract_call(monkeypatch):
+    from PIL import Image, ImageDraw, ImageFont
+
+    import ocr.printed as printed
+    from ocr.form import FONT_DIR
+
+    font = ImageFont.truetype(str(FONT_DIR / "DejaVuSerif.ttf"), 20)
+
+    def crop(text: str, w: int, h: int = 34) -> np.ndarray:
+        im = Image.new("L", (w, h), 255)
+        ImageDraw.Draw(im).text((6, 5), text, font=font, fill=0)
+        return np.asarray(im).copy()
+
+    calls = []
+    real = printed._ocr_words
+    monkeypatch.setattr(printed, "_ocr_words", lambda img: calls.append(img.shape) or real(img))
+    labels = [crop(str(n), 60) for n in range(1, 31)] + [crop("", 60)]
+    res = printed.read_printed(crop("Deal   Dealer   Score   Cumulative", 520), labels)
+    assert len(calls) == 1
+    assert res.labels[:30] == [str(n) for n in range(1, 31)] and res.labels[30] is None
+    words = " ".join(w for w, _ in res.header_words).lower()
+    assert "score" in words and "cumul" in words

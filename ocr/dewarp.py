@@ -1,0 +1,322 @@
+"""Straighten a photographed sheet from its deal table's own ruling lattice (ocr/grid.py).
+
+Table coordinates (X, Y) measure the table in row heights: Y counts rows down from the lattice's
+first ruling, X runs across the columns by their measured widths.  A smooth model maps table
+coordinates onto the photo (a homography for the perspective and a quadratic for a curl), and the
+ruling crossings found correct it locally (a mesh: the residual at each crossing, interpolated
+between them), so rows that curve come out straight.
+
+Two passes.  The first finds the lattice on the photo from paper patches between rulings, which a
+number written across a ruling can merge or split; from the cells it does find, the table is
+straightened roughly.  On that rough image the rulings run nearly level and upright, so they are
+told from the handwriting by their length (morphological openings along the rows and columns),
+and the second pass finds the whole lattice from the rulings alone.  The sheet is then warped once,
+from the original photo, onto a canvas of the printed page's proportions.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from ocr.data import Page, StraightPage, TableRulings
+from ocr.grid import TableGrid, background, find_grid, flatten_light
+from ocr.settings import GeometrySettings
+
+
+@dataclass
+class TableModel:
+    """Table coordinates -> image points: a homography, a quadratic correction, and the residual
+    left at each ruling crossing (bilinear between crossings, held constant beyond the lattice)."""
+
+    h: np.ndarray  # 3x3, table (X, Y) -> image
+    poly: np.ndarray | None  # (6, 2): quadratic in normalised (X, Y), added after the homography
+    norm: tuple[float, float, float, float]  # X centre, X scale, Y centre, Y scale
+    xs: np.ndarray  # X of the lattice's column rulings
+    ys: np.ndarray  # Y of its row rulings
+    residual: np.ndarray | None  # (len(ys), len(xs), 2) image correction at each crossing
+
+    def smooth(self, xy: np.ndarray) -> np.ndarray:
+        pts = cv2.perspectiveTransform(xy.reshape(-1, 1, 2).astype(np.float64), self.h).reshape(-1, 2)
+        if self.poly is not None:
+            pts = pts + _terms(xy, self.norm) @ self.poly
+        return pts
+
+    def __call__(self, xy: np.ndarray) -> np.ndarray:
+        xy = np.asarray(xy, np.float64).reshape(-1, 2)
+        pts = self.smooth(xy)
+        if self.residual is not None:
+            pts = pts + _bilinear(self.residual, self.xs, self.ys, xy)
+        return pts
+
+
+def _terms(xy: np.ndarray, norm) -> np.ndarray:
+    u = (xy[:, 0] - norm[0]) / norm[1]
+    v = (xy[:, 1] - norm[2]) / norm[3]
+    return np.column_stack([np.ones_like(u), u, v, u * u, u * v, v * v])
+
+
+def _bilinear(values: np.ndarray, xs: np.ndarray, ys: np.ndarray, xy: np.ndarray) -> np.ndarray:
+    """``values`` (len(ys), len(xs), k) at the points ``xy``, bilinear on the (irregular) grid
+    xs x ys, the nearest edge's values beyond it."""
+    fx = np.interp(xy[:, 0], xs, np.arange(len(xs)))
+    fy = np.interp(xy[:, 1], ys, np.arange(len(ys)))
+    i0 = np.clip(np.floor(fy).astype(int), 0, max(0, len(ys) - 2))
+    j0 = np.clip(np.floor(fx).astype(int), 0, max(0, len(xs) - 2))
+    i1, j1 = np.minimum(i0 + 1, len(ys) - 1), np.minimum(j0 + 1, len(xs) - 1)
+    ty, tx = (fy - i0)[:, None], (fx - j0)[:, None]
+    return ((1 - ty) * ((1 - tx) * values[i0, j0] + tx * values[i0, j1])
+            + ty * ((1 - tx) * values[i1, j0] + tx * values[i1, j1]))
+
+
+def table_coords(grid: TableGrid) -> tuple[np.ndarray, np.ndarray]:
+    """X of each column ruling and Y of each row ruling of ``grid``, in row heights."""
+    widths = np.where(np.isfinite(grid.widths), grid.widths, np.nanmedian(grid.widths))
+    xs = np.concatenate([[0.0], np.cumsum(widths)])
+    ys = np.arange(grid.nodes.shape[0], dtype=np.float64)
+    return xs, ys
+
+
+def fit_model(grid: TableGrid, settings: GeometrySettings, mesh: bool = True) -> TableModel | None:
+    """The model of ``grid``'s table: a homography fitted to its crossings (outliers dropped), a
+    quadratic correction when the lattice spans enough rows and columns to pin one, and with
+    ``mesh`` the residual at every crossing."""
+    xs, ys = table_coords(grid)
+    gx, gy = np.meshgrid(xs, ys)
+    ok = np.isfinite(grid.nodes[..., 0])
+    if ok.sum() < 8:
+        return None
+    src = np.column_stack([gx[ok], gy[ok]])
+    dst = grid.nodes[ok]
+    h, inliers = cv2.findHomography(src, dst, cv2.RANSAC, settings.dewarp_ransac_px)
+    if h is None:
+        return None
+    keep = inliers.ravel().astype(bool)
+    norm = (float(src[:, 0].mean()), float(np.ptp(src[:, 0]) / 2 + 1e-6),
+            float(src[:, 1].mean()), float(np.ptp(src[:, 1]) / 2 + 1e-6))
+    model = TableModel(h, None, norm, xs, ys, None)
+    rows_spanned = len(np.unique(src[:, 1]))
+    cols_spanned = len(np.unique(src[:, 0]))
+    if rows_spanned >= settings.dewarp_quadratic_rows and cols_spanned >= 4:
+        # the quadratic is fitted to every crossing (a curl is what the homography's RANSAC took
+        # for outliers), then refitted without the worst
+        base = cv2.perspectiveTransform(src.reshape(-1, 1, 2), h).reshape(-1, 2)
+        terms = _terms(src, norm)
+        use = np.ones(len(src), bool)
+        for _ in range(2):
+            poly, *_ = np.linalg.lstsq(terms[use], (dst - base)[use], rcond=None)
+            err = np.hypot(*(base + terms @ poly - dst).T)
+            use = err <= max(settings.dewarp_ransac_px, 3 * float(np.median(err)))
+        model.poly = poly
+        keep = use
+    if mesh:
+        res = np.zeros(grid.nodes.shape, np.float64)
+        have = np.zeros(ok.shape, bool)
+        idx = np.argwhere(ok)
+        smooth = model.smooth(src)
+        err = dst - smooth
+        good = np.hypot(*err.T) <= settings.dewarp_mesh_max * float(np.median(np.diff(ys)) if len(ys) > 1 else 1) \
+            * _scale(model)
+        for (i, j), e, g in zip(idx, err, good & keep | good, strict=True):
+            if g:
+                res[i, j] = e
+                have[i, j] = True
+        model.residual = _fill(res, have)
+    return model
+
+
+def _scale(model: TableModel) -> float:
+    """Image pixels per row height, about, at the table's middle."""
+    c = np.array([[model.norm[0], model.norm[2]], [model.norm[0], model.norm[2] + 1.0]])
+    p = model.smooth(c)
+    return float(np.hypot(*(p[1] - p[0])))
+
+
+def _fill(values: np.ndarray, have: np.ndarray) -> np.ndarray:
+    """``values`` with the entries not in ``have`` filled from their neighbours (repeated
+    averaging of the known ones around each unknown; far from any, zero)."""
+    out = np.where(have[..., None], values, 0.0)
+    known = have.astype(np.float64)
+    if have.all() or not have.any():
+        return out
+    for _ in range(max(values.shape[:2])):
+        if known.all():
+            break
+        k = cv2.blur(known, (3, 3), borderType=cv2.BORDER_CONSTANT)
+        s = np.stack([cv2.blur(out[..., c] * known, (3, 3), borderType=cv2.BORDER_CONSTANT)
+                      for c in range(values.shape[2])], axis=-1)
+        new = (known == 0) & (k > 0)
+        out[new] = s[new] / k[new][:, None]
+        known[new] = 1.0
+    return out
+
+
+def remap_grid(model: TableModel, x0: float, y0: float, per: float, size: tuple[int, int],
+               step: int) -> np.ndarray:
+    """Image coordinates of a straight canvas's points: canvas pixel (u, v) is table point
+    (x0 + u / per, y0 + v / per); sampled every ``step`` pixels, one sample past each end."""
+    w, h = size
+    us = np.arange(0, w + step, step, dtype=np.float64)
+    vs = np.arange(0, h + step, step, dtype=np.float64)
+    gu, gv = np.meshgrid(us, vs)
+    xy = np.column_stack([x0 + gu.ravel() / per, y0 + gv.ravel() / per])
+    return model(xy).reshape(len(vs), len(us), 2).astype(np.float32)
+
+
+def warp(img: np.ndarray, grid: np.ndarray, step: int, size: tuple[int, int], scale: float = 1.0,
+         border=255) -> np.ndarray:
+    """``img`` warped onto a canvas of ``size`` through the coarse map ``grid`` (every ``step``
+    canvas pixels, in units of ``1 / scale`` image pixels), linear between samples."""
+    w, h = size
+    # canvas pixel p takes the grid's value at p / step, bilinear: an affine warp of the grid itself
+    m = np.float32([[1.0 / step, 0, 0], [0, 1.0 / step, 0]])
+    full = cv2.warpAffine(grid * np.float32(scale), m, (w, h), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
+                          borderMode=cv2.BORDER_REPLICATE)
+    value = (border,) * (img.shape[2] if img.ndim == 3 else 1)
+    return cv2.remap(img, full, None, cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT, borderValue=value)
+
+
+# --------------------------------------------------------------------------- the photo path
+ROW_MM = 6.8  # a deal row of our printing is 6.0-7.4 mm high: the straight canvas is scaled by it
+
+
+def _shrink(img: np.ndarray, long_side: int) -> tuple[np.ndarray, float]:
+    """``img`` with its long side at most ``long_side`` and the factor it was scaled by."""
+    h, w = img.shape[:2]
+    s = min(1.0, long_side / max(h, w))
+    if s < 1.0:
+        img = cv2.resize(img, (max(1, round(w * s)), max(1, round(h * s))), interpolation=cv2.INTER_AREA)
+    return img, s
+
+
+def first_grid(grey: np.ndarray, settings: GeometrySettings) -> tuple[TableGrid | None, int]:
+    """Pass one: the lattice of paper patches, tried at each GeometrySettings.grid_thresholds
+    level until one holds most of a table; the largest found, and the level it was found at."""
+    best, level = None, settings.grid_thresholds[0]
+    for t in settings.grid_thresholds:
+        ink = cv2.threshold(grey, t, 255, cv2.THRESH_BINARY_INV)[1]
+        grid = find_grid(ink, settings)
+        if grid is not None and (best is None or grid.cells > best.cells):
+            best, level = grid, t
+        if best is not None and best.cells >= settings.grid_enough_cells:
+            break
+    return best, level
+
+
+def rulings_only(ink: np.ndarray, per: float, settings: GeometrySettings) -> np.ndarray:
+    """The long strokes of ``ink`` on a roughly straightened table (``per`` pixels a row height):
+    rulings run along rows and columns further than any handwriting does."""
+    rect = cv2.getStructuringElement
+    tilt = settings.dewarp_tilt_px
+    hk = max(5, round(settings.dewarp_ruling_rows[0] * per))
+    vk = max(5, round(settings.dewarp_ruling_rows[1] * per))
+    hz = cv2.dilate(ink, rect(cv2.MORPH_RECT, (1, tilt)))
+    hz = cv2.morphologyEx(hz, cv2.MORPH_CLOSE, rect(cv2.MORPH_RECT, (max(3, round(0.15 * per)), 1)))
+    hz = cv2.morphologyEx(hz, cv2.MORPH_OPEN, rect(cv2.MORPH_RECT, (hk, 1)))
+    vt = cv2.dilate(ink, rect(cv2.MORPH_RECT, (tilt, 1)))
+    vt = cv2.morphologyEx(vt, cv2.MORPH_CLOSE, rect(cv2.MORPH_RECT, (1, max(3, round(0.15 * per)))))
+    vt = cv2.morphologyEx(vt, cv2.MORPH_OPEN, rect(cv2.MORPH_RECT, (1, vk)))
+    return cv2.bitwise_and(cv2.bitwise_or(hz, vt), cv2.dilate(ink, rect(cv2.MORPH_RECT, (3, 3))))
+
+
+def second_grid(grey: np.ndarray, level: int, model: TableModel, grid: TableGrid,
+                settings: GeometrySettings) -> TableGrid | None:
+    """Pass two: the table roughly straightened by ``model``, its lattice found from the rulings
+    alone, and its crossings mapped back onto ``grey`` (None when it finds less than pass one)."""
+    rows, cols = grid.shape
+    xs, ys = model.xs, model.ys
+    per = float(np.clip(_scale(model), settings.dewarp_rough_px[0], settings.dewarp_rough_px[1]))
+    more_x = max(0, 6 - cols) * 3.5 + 1.0  # room for the columns and rows pass one missed
+    more_y = max(0, 34 - rows) + 1.0
+    x0, x1 = xs[0] - more_x, xs[-1] + more_x
+    y0, y1 = ys[0] - more_y, ys[-1] + more_y
+    size = (int((x1 - x0) * per), int((y1 - y0) * per))
+    if size[0] * size[1] > 4 * grey.size:
+        return None
+    step = 4
+    smooth = TableModel(model.h, model.poly, model.norm, model.xs, model.ys, None)  # no mesh yet
+    g = remap_grid(smooth, x0, y0, per, size, step)
+    rough = warp(grey, g, step, size)
+    ink = cv2.threshold(rough, level, 255, cv2.THRESH_BINARY_INV)[1]
+    found = find_grid(rulings_only(ink, per, settings), settings, down=np.array([0.0, 1.0]))
+    if found is None or found.cells < grid.cells:
+        return None
+    w = found.widths
+    if len(w) >= 4 and w[0] + w[1] > w[-1] + w[-2]:
+        # pass one saw too few columns to tell the table's left from its right: this lattice sees
+        # the narrow deal-number and dealer columns on the right, so the table is upside down
+        found = TableGrid(found.nodes[::-1, ::-1].copy(), found.count[::-1, ::-1].copy(), w[::-1].copy(),
+                          found.cells, found.found[::-1, ::-1].copy())
+    ok = np.isfinite(found.nodes[..., 0])
+    table = found.nodes[ok] / per + (x0, y0)
+    back = np.full(found.nodes.shape, np.nan)
+    back[ok] = smooth(table)
+    return TableGrid(back, found.count, found.widths, found.cells, found.found)
+
+
+def straighten_photo(page: Page, settings: GeometrySettings | None = None) -> StraightPage | None:
+    """The sheet of a photo straightened from its deal table's lattice, or None when no lattice of
+    a table is found (the caller falls back to the paper's outline)."""
+    settings = settings or GeometrySettings()
+    ana, a = _shrink(page.image, settings.photo_analysis_long)
+    kernel = max(9, round(max(ana.shape[:2]) * settings.light_kernel_share))
+    light = background(ana, kernel)
+    grey = flatten_light(ana, kernel, light)
+    grid, level = first_grid(grey, settings)
+    if grid is None:
+        return None
+    model = fit_model(grid, settings)
+    if model is None:
+        return None
+    better = second_grid(grey, level, model, grid, settings)
+    if better is not None:
+        refined = fit_model(better, settings)
+        if refined is not None:
+            grid, model = better, refined
+    rows, cols = grid.shape
+    xs, ys = model.xs, model.ys
+    # the canvas: the printed page around the table (title, names and winners above it; the
+    # scoring table, on the classic printing, to its right), in row heights
+    missing = max(0, settings.photo_table_rows - rows)
+    x0 = xs[0] - 2.0
+    x1 = max(x0 + settings.photo_page_rows[0], xs[-1] + 2.0)
+    y0 = ys[0] - settings.photo_rows_above - missing
+    y1 = ys[-1] + 3.0 + missing
+    per = settings.photo_row_px
+    size = (int(round((x1 - x0) * per)), int(round((y1 - y0) * per)))
+    step = settings.photo_grid_step
+    g = remap_grid(model, x0, y0, per, size, step)
+    # the sheet comes out with the light flattened (the reader and the table's rulings see paper
+    # at 255 under a shadow as in full light), from the analysed copy (at most photo_analysis_long
+    # pixels long, as large as the canvas it fills)
+    image = stretch_ink(warp(cv2.divide(ana, np.maximum(light, 1), scale=255), g, step, size), settings)
+    g /= np.float32(a)  # onto Page.image
+    # the homography nearest to the mesh, for whatever needs one matrix
+    gh, gw = g.shape[:2]
+    canvas = np.stack(np.meshgrid(np.arange(gw) * step, np.arange(gh) * step), axis=-1)[::3, ::3].reshape(-1, 2)
+    h, _ = cv2.findHomography(canvas.astype(np.float64), g[::3, ::3].reshape(-1, 2).astype(np.float64), 0)
+    if h is None:
+        h = np.eye(3)
+    rulings = TableRulings((xs - x0) * per, (ys - y0) * per, grid.found.copy())
+    return StraightPage(page=page, image=image, to_original=h / h[2, 2], grid=g, grid_step=step,
+                        px_mm=per / ROW_MM, table_rulings=rulings)
+
+
+def stretch_ink(image: np.ndarray, settings: GeometrySettings) -> np.ndarray:
+    """``image`` (paper at about 255) with its levels set as a scan's: the paper's noise white and the
+    ink dark.  A photo's paper comes out of the light's division mottled where the light was dim
+    (the sensor's noise and the JPEG's blocks, divided by a small level), and a blurred, shrunk
+    photo leaves the print grey.  Levels: white from the paper's median less
+    GeometrySettings.paper_noise times its spread (median absolute deviation), the darkest
+    ``ink_percentile`` of the darkest channel taken to ``ink_level`` (a gain of at most ``ink_gain``)."""
+    sample = image[::4, ::4]
+    grey = sample.min(axis=2) if sample.ndim == 3 else sample
+    dark, mid = (float(v) for v in np.percentile(grey, (settings.ink_percentile, 50)))
+    spread = float(np.median(np.abs(grey.astype(np.float32) - mid)))
+    white = min(254.0, mid - settings.paper_noise * spread)
+    gain = min(settings.ink_gain, (255.0 - settings.ink_level) / max(1.0, white - dark))
+    if gain <= 1.02 and white >= 250:
+        return image
+    return cv2.convertScaleAbs(image, alpha=gain, beta=255.0 - gain * white)

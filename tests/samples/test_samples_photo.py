@@ -1,0 +1,67 @@
+"""samples/photo.py and samples/photo3d.py: the truth matches the picture."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from samples.photo import CONDITIONS, SPANS, render_photo
+from samples.photo3d import render_photo3d
+
+
+def _ink_share(img: np.ndarray, quad) -> float:
+    """The share of dark pixels inside a quad's bounding box (shrunk a little)."""
+    q = np.array(quad)
+    x0, y0 = q.min(axis=0) + 2
+    x1, y1 = q.max(axis=0) - 2
+    region = img[int(y0):int(y1), int(x0):int(x1)].min(axis=2)
+    return float((region < 0.6 * np.median(region)).mean()) if region.size else 0.0
+
+
+@pytest.mark.parametrize("render", [
+    lambda s: render_photo(s, conditions=("curl", "perspective", "rotation"), span="wide"),
+    lambda s: render_photo3d(s),
+])
+def test_written_cells_show_ink_where_the_truth_puts_them(render):
+    """Over the cells the truth says were written in, the picture holds writing; over the blank
+    ones, (nearly) none: the truth's quads follow the page through the curl and the camera."""
+    img, truth = render(11)
+    written = [c for c in truth["cells"] if c["row"].isdigit() and c["text"] not in ("", "-")]
+    blank = [c for c in truth["cells"] if c["row"].isdigit() and c["text"] == ""]
+    assert len(written) > 40
+    inked = np.mean([_ink_share(img, c["quad"]) > 0.01 for c in written])
+    assert inked > 0.9
+    if blank:
+        assert np.mean([_ink_share(img, c["quad"]) > 0.01 for c in blank]) < 0.3
+
+
+def test_the_displacement_field_is_inverted_where_the_photo_is_rendered():
+    import random
+
+    from samples.photo import (
+        PhotoGeometry,
+        _displacement,
+        photograph,  # noqa: F401  (the map the renderer inverts)
+    )
+
+    rng, np_rng = random.Random(3), np.random.default_rng(3)
+    dx, dy, _ = _displacement(rng, np_rng, 1654, 2339, 0.025)
+    geom = PhotoGeometry(np.array([[0.5, 0.05, 100], [-0.04, 0.5, 80], [1e-5, 2e-5, 1]]), dx, dy)
+    pts = np.array([[100.0, 200.0], [800.0, 1200.0], [1600.0, 2300.0]])
+    img = geom.forward(pts)
+    back = np.column_stack(geom.inverse_grid(img[:, 0], img[:, 1]))
+    assert np.abs(back - pts).max() < 0.5
+
+
+def test_a_cut_puts_the_frame_edge_on_the_ruling_and_names_the_deals_outside():
+    img, truth = render_photo(5, conditions=("perspective",), span="tune", cut=("bottom", 18))
+    assert truth["visible_deals"] == list(range(1, 19))
+    assert truth["outside_deals"] == list(range(19, 31))
+
+
+def test_spans_and_conditions_are_checked():
+    assert set(SPANS) == {"tune", "wide"} and "curl" in CONDITIONS
+    with pytest.raises(ValueError, match="unknown condition"):
+        render_photo(7, conditions=("fog",))
+    with pytest.raises(ValueError, match="unknown span"):
+        render_photo(7, span="extreme")
