@@ -20,16 +20,18 @@ from __future__ import annotations
 import argparse
 import itertools
 import math
+import pickle
 import statistics
 import sys
 import time
 from dataclasses import replace
+from pathlib import Path
 
 import numpy as np
 
 from bench.bench_cells import score, unipen_numbers
 from ocr.ctc import ALPHABET
-from ocr.ensemble import NUMBER_SYMBOLS, combine, default_net, second_crop
+from ocr.ensemble import NUMBER_SYMBOLS, combine, default_net, second_crop, tempered
 from ocr.ppocr import default_reader
 from ocr.prep import prepare_cut
 from ocr.read import number_reading
@@ -82,6 +84,9 @@ def read_all(images: list[np.ndarray], settings: ReaderSettings) -> list[tuple |
     return out
 
 
+_COMBINED: dict[tuple, list] = {}
+
+
 def readings(read: list[tuple | None], settings: ReaderSettings) -> list:
     blank = number_reading([("", settings.blank_prob)], settings=settings)
     out = []
@@ -91,12 +96,21 @@ def readings(read: list[tuple | None], settings: ReaderSettings) -> list:
             continue
         f, fr, lp = r
         ask = settings.use_second and (not f or f[0][1] < settings.second_unsure)
-        out.append(number_reading(combine(f, lp, fr, settings) if ask else f, settings=settings))
+        if ask:
+            key = (id(r), settings.second_share, settings.nets_weight, settings.second_weight)
+            if key not in _COMBINED:  # the same combination under another threshold or power
+                _COMBINED[key] = combine(f, lp, fr, settings)
+            found = tempered(_COMBINED[key], settings.combined_power)
+        else:
+            found = tempered(f, settings.nets_power)
+        out.append(number_reading(found, settings=settings))
     return out
 
 
 GRIDS = {
     "mix": [dict(second_unsure=u, second_share=w) for u in (0.95, 0.99, 0.999, 1.01) for w in (0.3, 0.5, 0.7)],
+    "power": [dict(second_unsure=u, nets_power=a, combined_power=b)
+              for u in (0.95, 0.99, 0.999) for a in (1.0, 0.8, 0.6, 0.45) for b in (1.0, 0.8, 0.6, 0.45)],
     "product": [dict(second_unsure=u, second_share=0.0, nets_weight=a, second_weight=b)
                 for u in (0.95, 0.99, 0.999, 1.01) for a in (0.35, 0.5, 0.75, 1.0) for b in (0.35, 0.5, 0.75, 1.0)],
 }
@@ -109,19 +123,17 @@ def main(argv: list[str]) -> int:
     ap.add_argument("--sheets", type=int, default=40, help="generated sheets from seed 3,000,000")
     ap.add_argument("--seed", type=int, default=7)
     ap.add_argument("--grid", choices=sorted(GRIDS), action="append", default=None)
+    ap.add_argument("--cache", default=None, help="keep every reader's reading of the cells in this file (pickle) "
+                    "and read them from it when it is there: another grid without reading again")
     args = ap.parse_args(argv)
     base = ReaderSettings()
-    groups: dict[str, tuple[list, list, ReaderSettings]] = {}
     t0 = time.process_time()
-    for kind, st in (("scores", base), ("digits", replace(base, not_tens_prior=1.0))):
-        images, truths = unipen_numbers(args.unipen, args.part, args.seed, kind)
-        groups[f"UNIPEN part {args.part}, {kind}"] = (read_all(images, st), truths, st)
-    if args.sheets:
-        images, truths, hands = sheet_cells(args.sheets)
-        read = read_all(images, base)
-        for hand in sorted(set(hands)):
-            idx = [k for k, h in enumerate(hands) if h == hand]
-            groups[hand] = ([read[k] for k in idx], [truths[k] for k in idx], base)
+    if args.cache and Path(args.cache).exists():
+        groups = pickle.loads(Path(args.cache).read_bytes())
+    else:
+        groups = read_groups(args, base)
+        if args.cache:
+            Path(args.cache).write_bytes(pickle.dumps(groups))
     print(f"read {sum(len(t) for _, t, _ in groups.values())} cells in {time.process_time() - t0:.0f} s CPU", flush=True)
     results = []
     grid = [dict(use_second=False), {}] + list(itertools.chain(*(GRIDS[g] for g in args.grid or sorted(GRIDS))))
@@ -140,6 +152,21 @@ def main(argv: list[str]) -> int:
     for objective, change in results[:8]:
         print(f"  {objective:.4f} {change}")
     return 0 if all(math.isfinite(r[0]) for r in results) else 1
+
+
+def read_groups(args: argparse.Namespace, base: ReaderSettings) -> dict[str, tuple[list, list, ReaderSettings]]:
+    """Every reader's reading of the fitting cells, by group: (readings, truths, the group's settings)."""
+    groups: dict[str, tuple[list, list, ReaderSettings]] = {}
+    for kind, st in (("scores", base), ("digits", replace(base, not_tens_prior=1.0))):
+        images, truths = unipen_numbers(args.unipen, args.part, args.seed, kind)
+        groups[f"UNIPEN part {args.part}, {kind}"] = (read_all(images, st), truths, st)
+    if args.sheets:
+        images, truths, hands = sheet_cells(args.sheets)
+        read = read_all(images, base)
+        for hand in sorted(set(hands)):
+            idx = [k for k, h in enumerate(hands) if h == hand]
+            groups[hand] = ([read[k] for k in idx], [truths[k] for k in idx], base)
+    return groups
 
 
 if __name__ == "__main__":

@@ -160,7 +160,20 @@ def number_strings(inputs: np.ndarray, cuts: list[Cut | None], first: list[np.nd
         crops = [second_crop(cuts[i], settings) for i in ask]
         for i, probs in zip(ask, second.probs(crops, settings.second_min_width), strict=True):
             found[i] = combine(nets[i], second.mapped(probs, ALPHABET, settings.second_ignored), first[i], settings)
+    asked = set(ask)
+    found = [tempered(f, settings.combined_power if i in asked else settings.nets_power) for i, f in enumerate(found)]
     return found, nets, len(ask)
+
+
+def tempered(found: list[tuple[str, float]], power: float) -> list[tuple[str, float]]:
+    """Strings' probabilities calibrated: each (and "none of these", the mass they leave) raised
+    to ``power`` and renormalised -- below 1 a reader's certainty is tempered, the order kept."""
+    if power == 1.0 or not found:
+        return found
+    p = np.array([q for _, q in found], float)
+    q = np.power(np.append(p, max(0.0, 1.0 - p.sum())), power)
+    q /= q.sum()
+    return [(s, float(v)) for (s, _), v in zip(found, q[:-1], strict=True)]
 
 
 def second_crop(cut: Cut, settings: ReaderSettings = DEFAULT) -> np.ndarray:
@@ -210,12 +223,15 @@ def _version(nets: list[str], digits: str | None, second: str | None = None, set
     12's cascade: the same networks read every cell before it); the digit network as
     'digits-DIGEST', marked '-below<digits_unsure>' unless it is asked below 0.98 (as in rounds
     11-12, whose stored readings carry no mark); then the second reader's mark (ocr.ppocr.mark),
-    when it reads too; last, PREPARE_MARK (readings stored before round 14 carry none: there,
-    cells the first look found empty were read as blank; round 14's end "+look2")."""
+    when it reads too; the calibration's powers ("power<nets>-<combined>") unless both are 1;
+    last, PREPARE_MARK (readings stored before round 14 carry none: there, cells the first look
+    found empty were read as blank; round 14's end "+look2")."""
     cascade = f"-below{settings.ensemble_unsure:g}" if settings.ensemble_unsure <= 1.0 else ""
     asked = f"-below{settings.digits_unsure:g}" if settings.digits_unsure != DIGITS_UNSURE_UNMARKED else ""
+    tempered = [f"power{settings.nets_power:g}-{settings.combined_power:g}"] \
+        if (settings.nets_power, settings.combined_power) != (1.0, 1.0) else []
     return "+".join(nets[:1] + [d + cascade for d in nets[1:]] + ([f"digits-{digits}{asked}"] if digits else [])
-                    + ([second] if second else []) + [PREPARE_MARK])
+                    + ([second] if second else []) + tempered + [PREPARE_MARK])
 
 
 def _digits_path() -> Path | None:

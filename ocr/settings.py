@@ -181,6 +181,11 @@ class ReaderSettings:
     # > 0: combined as a mixture instead, (1 - share) x p_nets + share x p_second -- what is used:
     # the product (or a larger share) read the sheets' MNIST hand worse (bench/RESULTS-read.md)
     second_share: float = 0.3
+    # calibration: the strings' probabilities (and "none of these") raised to this power and
+    # renormalised, where the cell networks read alone / where both readers did (fitted by
+    # bench/fit_reader.py so that readings at >= 0.95 are right >= 99.5 % of the time)
+    nets_power: float = 1.0
+    combined_power: float = 1.0
     second_beam: int = 8  # the second reader's own proposals per cell
     second_margin: float = 0.15  # paper around the writing it is shown, x the writing's height
     # a crop is padded (mid-grey, as PaddleOCR pads) to at least this many columns at 48 rows: the

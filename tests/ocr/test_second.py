@@ -13,7 +13,7 @@ import pytest
 
 from ocr.crop import cell_image
 from ocr.ctc import ALPHABET
-from ocr.ensemble import combine
+from ocr.ensemble import combine, tempered
 from ocr.ppocr import MODEL_PATH, LineReader, default_reader, extract, read_line
 from ocr.read import read_cells
 from ocr.runtime import onnx_metadata
@@ -141,6 +141,27 @@ def test_combination_settles_a_doubt_and_keeps_disagreement_unsure():
     # the product rule: agreement makes the reading surer than either reader alone
     prod = combine(nets, _frames(_path("120")), _frames(_path("120"), 0.6), ReaderSettings(second_share=0.0))
     assert prod[0][0] == "120" and prod[0][1] > 0.9
+
+
+def test_calibration_tempers_certainty_and_keeps_the_order():
+    found = [("120", 0.97), ("170", 0.02)]  # "none of these": the 0.01 left
+    assert tempered(found, 1.0) == found
+    soft = tempered(found, 0.5)
+    assert [s for s, _ in soft] == ["120", "170"]
+    assert 0.8 < soft[0][1] < 0.95 and soft[1][1] > 0.02  # below 0.95 now; the rest gains
+    none = 1 - sum(p for _, p in soft)
+    assert none > 0.01 and abs(none - 0.1 / (0.97 ** 0.5 + 0.02 ** 0.5 + 0.1)) < 1e-9
+    assert tempered([], 0.5) == []
+    # the reader applies each power where it belongs, and a reading's version says so
+    cells = [cell_image(_text_image("880"))]
+    sure = read_cells(cells, ReaderSettings(use_second=False))[0]
+    cooled = read_cells(cells, ReaderSettings(use_second=False, nets_power=0.5))[0]
+    assert cooled.best == sure.best == 880 and cooled.candidates[0][1] < sure.candidates[0][1]
+    assert read_cells(cells, ReaderSettings(use_second=False, combined_power=0.5))[0].candidates == sure.candidates
+    from ocr.ensemble import _version
+
+    assert "power0.5-1" in _version(["a"], None, None, ReaderSettings(nets_power=0.5))
+    assert "power" not in _version(["a"], None, None, ReaderSettings())
 
 
 def test_crop_on_patterned_paper_with_an_underline_becomes_a_clean_cell():
