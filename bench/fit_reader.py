@@ -1,7 +1,9 @@
 """Fit how the readers are combined (ReaderSettings: second_unsure, second_share or nets_weight /
 second_weight) on cells none of the benchmarks measure on.
 
-    OMP_NUM_THREADS=1 .venv/bin/python -m bench.fit_reader [--unipen 1500] [--sheets 40] [--grid ...]
+    OMP_NUM_THREADS=1 .venv/bin/python -m bench.fit_reader [--unipen 1500] [--sheets 40] [--grid ...] [--cache F]
+    measuring chosen settings on the benchmark's cells (UNIPEN part 0 as bench_cells.py draws them, ORAND):
+    ... -m bench.fit_reader --part 0 --seed 1 --unipen 1000 --sheets 0 --orand 1080 --set NAME=VALUE ...
 
 The fitting cells: numbers written by UNIPEN's writers of part 1 (train.unipen.split_writers; the
 training cells' validation writers, never trained on; bench_cells.py measures part 0), as scores
@@ -97,7 +99,8 @@ def readings(read: list[tuple | None], settings: ReaderSettings) -> list:
         f, fr, lp = r
         ask = settings.use_second and (not f or f[0][1] < settings.second_unsure)
         if ask:
-            key = (id(r), settings.second_share, settings.nets_weight, settings.second_weight)
+            key = (id(r), settings.second_share, settings.nets_weight, settings.second_weight,
+                   settings.second_lost, settings.second_share_lost)
             if key not in _COMBINED:  # the same combination under another threshold or power
                 _COMBINED[key] = combine(f, lp, fr, settings)
             found = tempered(_COMBINED[key], settings.combined_power)
@@ -109,6 +112,7 @@ def readings(read: list[tuple | None], settings: ReaderSettings) -> list:
 
 GRIDS = {
     "mix": [dict(second_unsure=u, second_share=w) for u in (0.95, 0.99, 0.999, 1.01) for w in (0.3, 0.5, 0.7)],
+    "lost": [dict(second_lost=t, second_share_lost=w) for t in (0.0, 0.2, 0.3, 0.4, 0.5) for w in (0.5, 0.7, 0.9)],
     "power": [dict(second_unsure=u, nets_power=a, combined_power=b)
               for u in (0.95, 0.99, 0.999) for a in (1.0, 0.8, 0.6, 0.45) for b in (1.0, 0.8, 0.6, 0.45)],
     "product": [dict(second_unsure=u, second_share=0.0, nets_weight=a, second_weight=b)
@@ -122,7 +126,10 @@ def main(argv: list[str]) -> int:
     ap.add_argument("--part", type=int, default=1)
     ap.add_argument("--sheets", type=int, default=40, help="generated sheets from seed 3,000,000")
     ap.add_argument("--seed", type=int, default=7)
+    ap.add_argument("--orand", type=int, default=0, help="ORAND-CAR-A images too (measuring only: never fit on them)")
     ap.add_argument("--grid", choices=sorted(GRIDS), action="append", default=None)
+    ap.add_argument("--set", action="append", default=[], metavar="NAME=VALUE",
+                    help="instead of a grid: the readers alone and as shipped, then with these ReaderSettings")
     ap.add_argument("--cache", default=None, help="keep every reader's reading of the cells in this file (pickle) "
                     "and read them from it when it is there: another grid without reading again")
     args = ap.parse_args(argv)
@@ -136,14 +143,19 @@ def main(argv: list[str]) -> int:
             Path(args.cache).write_bytes(pickle.dumps(groups))
     print(f"read {sum(len(t) for _, t, _ in groups.values())} cells in {time.process_time() - t0:.0f} s CPU", flush=True)
     results = []
-    grid = [dict(use_second=False), {}] + list(itertools.chain(*(GRIDS[g] for g in args.grid or sorted(GRIDS))))
+    grid = [dict(use_second=False), dict(second_share=1.0, second_unsure=1.01), {}]
+    if args.set:
+        grid.append({k: _value(getattr(base, k), v) for k, v in (kv.split("=", 1) for kv in args.set)})
+    else:
+        grid += list(itertools.chain(*(GRIDS[g] for g in args.grid or sorted(GRIDS))))
     for change in grid:
         stats = {}
         for name, (read, truths, st) in groups.items():
             stats[name] = score(readings(read, replace(st, **change)), truths)
         objective = statistics.fmean(s["nll"] for s in stats.values())
         results.append((objective, change))
-        print(f"{change or 'as shipped'}: mean NLL {objective:.4f}", flush=True)
+        name = {"use_second": "cell networks alone", "second_share": "second reader alone"}.get(next(iter(change), ""), "")
+        print(f"{name or change or 'as shipped'}: mean NLL {objective:.4f}", flush=True)
         for name, s in stats.items():
             print(f"    {name}: {s['n']} exact {100 * s['exact']:.2f} % top3 {100 * s['top3']:.2f} % "
                   f">= 0.95: {s['sure']} right {100 * s['sure_right']:.2f} % NLL {s['nll']:.4f}", flush=True)
@@ -154,9 +166,19 @@ def main(argv: list[str]) -> int:
     return 0 if all(math.isfinite(r[0]) for r in results) else 1
 
 
+def _value(old: object, text: str) -> object:
+    return text.lower() in ("1", "true") if isinstance(old, bool) else type(old)(text)
+
+
 def read_groups(args: argparse.Namespace, base: ReaderSettings) -> dict[str, tuple[list, list, ReaderSettings]]:
     """Every reader's reading of the fitting cells, by group: (readings, truths, the group's settings)."""
     groups: dict[str, tuple[list, list, ReaderSettings]] = {}
+    if args.orand:
+        from bench.bench_cells import orand
+
+        images, truths = orand(args.orand)  # a cheque is no score: up to 7 digits, no multiple-of-ten prior
+        st = replace(base, max_digits=7, not_tens_prior=1.0)
+        groups["ORAND-CAR-A"] = (read_all(images, st), truths, st)
     for kind, st in (("scores", base), ("digits", replace(base, not_tens_prior=1.0))):
         images, truths = unipen_numbers(args.unipen, args.part, args.seed, kind)
         groups[f"UNIPEN part {args.part}, {kind}"] = (read_all(images, st), truths, st)

@@ -189,10 +189,12 @@ def combine(nets: list[tuple[str, float]], second_lp: np.ndarray, first_lp: np.n
     """Both readers' view of one cell: the strings either proposes (the cell networks' N-best,
     the second reader's beam), each scored under both -- the cell networks' probability as they
     gave it (a string only the second reader proposed: under the first network's frames), the
-    second reader's by the CTC forward pass over its frames ``second_lp`` -- and combined as
-    p_nets ** nets_weight x p_second ** second_weight, with "none of these" (the mass each left
-    off the listed strings) combined alike; renormalised, so the strings' total is what the
-    readers together did not leave to "none"."""
+    second reader's by the CTC forward pass over its frames ``second_lp`` -- and mixed, the second
+    reader's share ``second_share`` (``second_share_lost`` where the networks' best is below
+    ``second_lost``), or with ``second_share`` 0 combined as p_nets ** nets_weight x p_second **
+    second_weight, with "none of these" (the mass each left off the listed strings) combined
+    alike; renormalised, so the strings' total is what the readers together did not leave to
+    "none"."""
     own = dict(nets)
     proposed = [s for s, _ in ctc_nbest(second_lp, beam=settings.second_beam, allowed=NUMBER_SYMBOLS)]
     strings = list(own) + [s for s in proposed if s not in own]
@@ -203,7 +205,8 @@ def combine(nets: list[tuple[str, float]], second_lp: np.ndarray, first_lp: np.n
     p_second = ctc_string_probs([second_lp], [strings])[0]
     left = (max(1e-6, 1.0 - p_nets.sum()), max(1e-6, 1.0 - p_second.sum()))
     if settings.second_share > 0:  # a mixture: neither reader's certainty is multiplied by the other's
-        w = settings.second_share
+        lost = not nets or nets[0][1] < settings.second_lost  # the networks' best so unsure: trust the other more
+        w = max(settings.second_share, settings.second_share_lost) if lost else settings.second_share
         q = (1 - w) * np.append(p_nets, left[0]) / (p_nets.sum() + left[0]) + w * np.append(p_second, left[1]) / (p_second.sum() + left[1])
     else:
         a, b = settings.nets_weight, settings.second_weight

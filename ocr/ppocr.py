@@ -116,10 +116,13 @@ class LineReader:
 
 def mark(digest: str, settings: ReaderSettings = DEFAULT) -> str:
     """The second reader's part of a reading's reader version: its model, when it is asked, how
-    its opinion is weighed, the width a crop is padded to ("-pad320"; readings without it were
-    padded to the widest crop of the batch only) and "-digits": it reads nothing but digits (its
-    dashes count as nothing)."""
+    its opinion is weighed ("-lost<below>-<share>": its share where the networks are that unsure;
+    readings without it mixed it in alike everywhere), the width a crop is padded to ("-pad320";
+    readings without it were padded to the widest crop of the batch only) and "-digits": it reads
+    nothing but digits (its dashes count as nothing)."""
     rule = f"mix{settings.second_share:g}" if settings.second_share > 0 else f"w{settings.nets_weight:g}-{settings.second_weight:g}"
+    if settings.second_share > 0 and settings.second_lost > 0:
+        rule += f"-lost{settings.second_lost:g}-{settings.second_share_lost:g}"
     return f"second-{digest}-below{settings.second_unsure:g}-{rule}-pad{settings.second_min_width}-digits"
 
 

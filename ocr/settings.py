@@ -186,6 +186,11 @@ class ReaderSettings:
     # bench/fit_reader.py so that readings at >= 0.95 are right >= 99.5 % of the time)
     nets_power: float = 1.0
     combined_power: float = 1.0
+    # ... except where the networks' best is below second_lost (lost on a hand unlike their
+    # training's): there the second reader's share is second_share_lost (fitted on UNIPEN part 1 and
+    # generated sheets by bench/fit_reader.py: there the MNIST hand lost nothing by it)
+    second_lost: float = 0.3
+    second_share_lost: float = 0.7
     second_beam: int = 8  # the second reader's own proposals per cell
     second_margin: float = 0.15  # paper around the writing it is shown, x the writing's height
     # a crop is padded (mid-grey, as PaddleOCR pads) to at least this many columns at 48 rows: the

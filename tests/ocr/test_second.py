@@ -143,6 +143,20 @@ def test_combination_settles_a_doubt_and_keeps_disagreement_unsure():
     assert prod[0][0] == "120" and prod[0][1] > 0.9
 
 
+def test_second_reader_weighs_more_where_the_networks_are_lost():
+    nets = [("120", 0.25), ("170", 0.2)]  # the networks hardly know: a hand unlike their training's
+    second, first = _frames(_path("170"), 0.995), _frames(_path("120"), 0.4)
+    lost = combine(nets, second, first, ReaderSettings())
+    even = combine(nets, second, first, ReaderSettings(second_lost=0.0))
+    assert lost[0][0] == even[0][0] == "170"
+    assert lost[0][1] > 0.7 and even[0][1] < 0.5  # share 0.7 there, 0.3 elsewhere
+    alone = combine(nets, second, first, ReaderSettings(second_share=1.0))  # the second reader alone stays alone
+    assert alone[0][0] == "170" and alone[0][1] > 0.9
+    # where the networks are surer than second_lost the usual share holds
+    assert combine([("120", 0.55), ("170", 0.4)], second, first, ReaderSettings()) == \
+        combine([("120", 0.55), ("170", 0.4)], second, first, ReaderSettings(second_lost=0.0))
+
+
 def test_calibration_tempers_certainty_and_keeps_the_order():
     found = [("120", 0.97), ("170", 0.02)]  # "none of these": the 0.01 left
     assert tempered(found, 1.0) == found
