@@ -10,6 +10,8 @@
   never trained on): numbers of 1-5 digits composed from one writer's digits and rendered as cells
   (``train.unipen.render_number``); "scores" are multiples of ten read with the product's priors,
   "digits" any digits (first not 0) read without the multiple-of-ten prior.
+A reading at >= 0.95 is right when its best is the truth, or "none of these" while the truth is
+not among its values (it said, rightly, that it cannot read the cell).
 Readers: the cell networks alone, the second reader alone (PP-OCRv6, asked on every cell, a mixture
 share of 1), and the combination as shipped (the default ReaderSettings).  Per reader: exact,
 truth in the top 3, readings at >= 0.95 (how many, how many right), the truth's mean NLL, ms per cell.
@@ -84,7 +86,8 @@ def score(readings: list[CellReading], truths: list[str]) -> dict:
         top3 += want in values[:3]
         if r.confidence >= SURE:
             sure += 1
-            sure_ok += r.best == want
+            # a sure "none of these" is right when the truth is not among the values listed
+            sure_ok += r.best == want or (r.best is None and want not in values)
         p = dict(r.candidates).get(want) or dict(r.candidates).get(None, 0.0) * 1e-3
         nll.append(-math.log(max(p, 1e-9)))
     n = len(truths)
