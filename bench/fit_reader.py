@@ -80,7 +80,7 @@ def read_all(images: list[np.ndarray], settings: ReaderSettings) -> list[tuple |
         found = net.nbest(inputs, [NUMBER_SYMBOLS] * len(part), beam=settings.beam, cuts=cuts, first=first,
                           settings=settings)
         crops = [second_crop(c, settings) for c in cuts]
-        lps = [second.mapped(p, ALPHABET, settings.second_ignored) for p in second.probs(crops, settings.second_min_width)]
+        lps = [second.mapped(p, ALPHABET, settings.second_ignored) for p in second.probs(crops, settings.second_min_width, settings.second_batch)]
         for k, f, fr, lp in zip(part, found, first, lps, strict=True):
             out[k] = (f, fr, lp)
     return out

@@ -62,7 +62,7 @@ class LineReader:
         return self._dnn[pid]
 
     def probs(self, images: list[np.ndarray], min_width: int = DEFAULT.second_min_width,
-              batch: int = 8) -> list[np.ndarray]:
+              batch: int = DEFAULT.second_batch) -> list[np.ndarray]:
         """Per-frame character probabilities (T_i, len(chars)) of each grey image (paper light,
         ink dark), scaled to HEIGHT rows; images of similar width run together, padded on the right
         as PaddleOCR pads a line (mid-grey, 0 after normalisation) to the widest of the batch and

@@ -181,22 +181,27 @@ class ReaderSettings:
     # > 0: combined as a mixture instead, (1 - share) x p_nets + share x p_second -- what is used:
     # the product (or a larger share) read the sheets' MNIST hand worse (bench/RESULTS-read.md)
     second_share: float = 0.3
-    # calibration: the strings' probabilities (and "none of these") raised to this power and
-    # renormalised, where the cell networks read alone / where both readers did (fitted by
-    # bench/fit_reader.py so that readings at >= 0.95 are right >= 99.5 % of the time)
-    nets_power: float = 1.0
-    combined_power: float = 1.0
     # ... except where the networks' best is below second_lost (lost on a hand unlike their
     # training's): there the second reader's share is second_share_lost (fitted on UNIPEN part 1 and
     # generated sheets by bench/fit_reader.py: there the MNIST hand lost nothing by it)
     second_lost: float = 0.3
     second_share_lost: float = 0.7
+    # calibration: the strings' probabilities (and "none of these") raised to this power and
+    # renormalised, where the cell networks read alone / where both readers did; fitted by
+    # bench/fit_reader.py: any power below 1 lowered how many readings are >= 0.95 without making
+    # them more often right (their few errors are cells both readers misread alike), so 1
+    nets_power: float = 1.0
+    combined_power: float = 1.0
     second_beam: int = 8  # the second reader's own proposals per cell
     second_margin: float = 0.15  # paper around the writing it is shown, x the writing's height
-    # a crop is padded (mid-grey, as PaddleOCR pads) to at least this many columns at 48 rows: the
-    # model's own input width; ORAND's first 540 (tight crops): 96 px 81.9 %, 160 83.0 %, 240
-    # 85.0 %, 320 85.2 %, 480 85.6 % exact -- cost grows with the width (~35 ms at 320, 18 at 160)
-    second_min_width: int = 320
+    # a crop is padded (mid-grey, as PaddleOCR pads) to at least this many columns at 48 rows (the
+    # model's own input width is 320); ORAND's first 540 (tight crops): 96 px 81.9 %, 160 83.0 %,
+    # 240 85.0 %, 320 85.2 %, 480 85.6 % exact -- cost grows with the width (one crop: ~40 ms of
+    # CPU at 320, 27 at 240, 22 at 160)
+    second_min_width: int = 240
+    # crops run through the network this many at a time: a batch of 8 at 320 columns held ~100 MB
+    # more memory than one of 2, for no less CPU per crop
+    second_batch: int = 2
     # marks it reads that are no digit count as "nothing here": separators, ticks and dashes (a
     # dash alone is worth 0, as a blank cell is; ORAND's first 540: 83.3 -> 83.5 % exact)
     second_ignored: str = ".,'`·:;/_-—–=~"
