@@ -171,9 +171,9 @@ class ReaderSettings:
     # -- the second reader (ocr/ppocr.py) --
     use_second: bool = True  # read with it when it is installed (RUBBERSCAN_SECOND=0: never)
     # it reads the number cells the cell networks are less sure of than this (one cell costs it
-    # ~10-20 ms: every cell of a sheet would be 1-2 s, over the 0.6 s a sheet may take; ~6 cells
-    # of a generated sheet are below 0.95)
-    second_unsure: float = 0.95
+    # ~25 ms: every cell of a sheet would be 2-3 s, over the 0.6 s a sheet may take; ~4 cells of a
+    # generated sheet are below 0.9; fit_reader: 0.9 read the fitting cells as well as 0.95)
+    second_unsure: float = 0.9
     # the two readers' string probabilities are combined as p_nets ** nets_weight x p_second **
     # second_weight, renormalised (fitted on held-out UNIPEN writers: bench/RESULTS-read.md)
     nets_weight: float = 1.0
