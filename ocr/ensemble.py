@@ -205,7 +205,11 @@ def combine(nets: list[tuple[str, float]], second_lp: np.ndarray, first_lp: np.n
     p_second = ctc_string_probs([second_lp], [strings])[0]
     left = (max(1e-6, 1.0 - p_nets.sum()), max(1e-6, 1.0 - p_second.sum()))
     if settings.second_share > 0:  # a mixture: neither reader's certainty is multiplied by the other's
-        lost = not nets or nets[0][1] < settings.second_lost  # the networks' best so unsure: trust the other more
+        # the networks' best so unsure: trust the other more -- where it reads a number other than
+        # 0 (faint or fax-dotted ink it reads as nothing or as a 0: a confident 0 there is wrong)
+        zero = sum(p for s, p in zip(strings, p_second.tolist(), strict=True) if s.strip("-").lstrip("0") == "")
+        lost = (not nets or nets[0][1] < settings.second_lost) and bool(proposed) \
+            and proposed[0].strip("-").lstrip("0") != "" and zero < settings.second_lost
         w = max(settings.second_share, settings.second_share_lost) if lost else settings.second_share
         q = (1 - w) * np.append(p_nets, left[0]) / (p_nets.sum() + left[0]) + w * np.append(p_second, left[1]) / (p_second.sum() + left[1])
     else:

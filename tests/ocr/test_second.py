@@ -152,6 +152,10 @@ def test_second_reader_weighs_more_where_the_networks_are_lost():
     assert lost[0][1] > 0.7 and even[0][1] < 0.5  # share 0.7 there, 0.3 elsewhere
     alone = combine(nets, second, first, ReaderSettings(second_share=1.0))  # the second reader alone stays alone
     assert alone[0][0] == "170" and alone[0][1] > 0.9
+    # faint or fax-dotted ink: the networks lost, the second reader sees nothing -- no confident 0
+    nothing = combine(nets, _frames([0] * 9, 0.995), first, ReaderSettings())
+    assert nothing == combine(nets, _frames([0] * 9, 0.995), first, ReaderSettings(second_lost=0.0))
+    assert all(p < 0.5 for s, p in nothing if s.strip("-").lstrip("0") == "")
     # where the networks are surer than second_lost the usual share holds
     assert combine([("120", 0.55), ("170", 0.4)], second, first, ReaderSettings()) == \
         combine([("120", 0.55), ("170", 0.4)], second, first, ReaderSettings(second_lost=0.0))
