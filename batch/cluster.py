@@ -148,7 +148,7 @@ class _Partial:
 
 def warm_reader() -> None:
     """Load the default reader's networks into this process (each is cached per process)."""
-    from ocr.cellnet import default_net
+    from ocr.ensemble import default_net
     from ocr.ppocr import default_reader
 
     default_net()

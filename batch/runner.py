@@ -48,7 +48,7 @@ from batch.worker import (
     process_scan,
     sheet_id,
 )
-from ocr.cellnet import reader_version
+from ocr.ensemble import reader_version
 
 DEFAULT_TIMEOUT = 60.0
 INDEX_EVERY_S = 2.0  # rewrite report.html at most this often while running

@@ -10,6 +10,8 @@
   never trained on): numbers of 1-5 digits composed from one writer's digits and rendered as cells
   (``train.unipen.render_number``); "scores" are multiples of ten read with the product's priors,
   "digits" any digits (first not 0) read without the multiple-of-ten prior.
+A reading at >= 0.95 is right when its best is the truth, or "none of these" while the truth is
+not among its values (it said, rightly, that it cannot read the cell).
 Readers: the cell networks alone, the second reader alone (PP-OCRv6, asked on every cell, a mixture
 share of 1), and the combination as shipped (the default ReaderSettings).  Per reader: exact,
 truth in the top 3, readings at >= 0.95 (how many, how many right), the truth's mean NLL, ms per cell.
@@ -84,7 +86,8 @@ def score(readings: list[CellReading], truths: list[str]) -> dict:
         top3 += want in values[:3]
         if r.confidence >= SURE:
             sure += 1
-            sure_ok += r.best == want
+            # a sure "none of these" is right when the truth is not among the values listed
+            sure_ok += r.best == want or (r.best is None and want not in values)
         p = dict(r.candidates).get(want) or dict(r.candidates).get(None, 0.0) * 1e-3
         nll.append(-math.log(max(p, 1e-9)))
     n = len(truths)
@@ -115,9 +118,11 @@ def measure(name: str, images: list[np.ndarray], truths: list[str], base: Reader
 def fit(images: list[np.ndarray], truths: list[str], base: ReaderSettings) -> None:
     """The combination's weights and threshold by the truth's NLL (printed, best last): each reader
     reads every cell once, then the grid recombines their strings (ocr.read.combine)."""
-    from ocr.cellnet import ALPHABET, default_net, prepare_cut
+    from ocr.ctc import ALPHABET
+    from ocr.ensemble import NUMBER_SYMBOLS, combine, default_net, second_crop
     from ocr.ppocr import default_reader
-    from ocr.read import NUMBER_SYMBOLS, combine, number_reading, second_crop
+    from ocr.prep import prepare_cut
+    from ocr.read import number_reading
 
     net, second = default_net(), default_reader()
     prepared = [prepare_cut(g) for g in images]
@@ -126,7 +131,8 @@ def fit(images: list[np.ndarray], truths: list[str], base: ReaderSettings) -> No
     cuts = [prepared[k][1] for k in inked]
     first = net.nets[0].read(inputs)
     found = net.nbest(inputs, [NUMBER_SYMBOLS] * len(inked), beam=base.beam, cuts=cuts, first=first)
-    lps = [second.mapped(p, ALPHABET) for p in second.probs([second_crop(c, base) for c in cuts])]
+    lps = [second.mapped(p, ALPHABET, base.second_ignored)
+           for p in second.probs([second_crop(c, base) for c in cuts], base.second_min_width)]
     out = []
     grid = [dict(second_unsure=u, nets_weight=a, second_weight=b) for u in (0.95, 0.995, 1.01)
             for a in (0.2, 0.35, 0.5, 1.0) for b in (0.5, 1.0)]

@@ -20,8 +20,8 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from ocr.cellnet import Cut
 from ocr.digitnet import MODEL_PATH, DigitNet, windows
+from ocr.prep import Cut
 from samples.hands import mnist_digits, mnist_glyph
 
 HEIGHT = 24  # px: the scans' written digits are 22-27 px high

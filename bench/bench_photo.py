@@ -200,7 +200,7 @@ def main(argv: list[str] | None = None) -> int:
     settings = GeometrySettings(photo_path=not args.scan_path)
     tess.backend()  # an in-process Tesseract starts here, outside the timings
     if read:
-        from ocr.cellnet import default_net
+        from ocr.ensemble import default_net
         default_net()  # the networks load here, once
     results = []
     t0 = time.time()

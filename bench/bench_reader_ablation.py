@@ -11,9 +11,8 @@ Example:
 
 A configuration is comma-separated key=value: nets (model files in ocr/models, joined by '+'),
 digits (the digit network: a file in ocr/models or a path, "none" to read without it), the
-reader's readnone, second and secondbelow (READER_FIELDS below: fields of ReaderSettings) and mix,
-unsure, ensemble and variant (READER below: module constants of ocr/ not yet in ReaderSettings),
-and reconciliation's settings -- a "group.field" of scoring.reconcile.ReconcileSettings (e.g.
+reader's readnone, second, secondbelow, mix, unsure, ensemble and variant (READER_FIELDS below:
+fields of ReaderSettings), and reconciliation's settings -- a "group.field" of scoring.reconcile.ReconcileSettings (e.g.
 verdicts.flag_at=0.7) or a short name of RECONCILE below (slope, sheet, cap, floor, temp, flag,
 copy, total...).  Configurations differing only in reconciliation's settings share one reading of
 the cells; "current" is the committed settings.  Beside reconciliation's figures each
@@ -37,13 +36,12 @@ from pathlib import Path
 
 import cv2
 
-import ocr.cellnet
-import ocr.digitnet
-import ocr.read
 from bench.bench_end_to_end import KeptSheets, flag_is_planted, flagged_right, score_sheet
 from bench.bench_read import NUMBER_KEYS, reading_cells, truth_value
-from ocr.cellnet import DIGITS_PATH, MODEL_PATH, CellNet, CellReader, default_net
+from ocr.cellnet import MODEL_PATH, CellNet
+from ocr.digitnet import MODEL_PATH as DIGITS_PATH
 from ocr.digitnet import DigitNet
+from ocr.ensemble import CellReader, default_net
 from ocr.pipeline import read_file
 from ocr.read import read_table
 from ocr.settings import ReaderSettings
@@ -65,16 +63,11 @@ RECONCILE = {
     "nearpivot": "misread.near_pivot", "nearmin": "misread.near_min", "nearmax": "misread.near_max",
     "costtotal": "decoder.cost_total", "costcum": "decoder.cost_cumulative",
 }
-# short name -> the reader's module constant it sets (values not yet in ReaderSettings;
-# configurations differing only in reconciliation share readings)
-READER = {
-    "mix": (ocr.digitnet, "MIX"),
-    "unsure": (ocr.cellnet, "DIGITS_UNSURE"), "ensemble": (ocr.cellnet, "ENSEMBLE_UNSURE"),
-    "variant": (ocr.digitnet, "VARIANT_AT"),
-}
-READER_DEFAULTS = {name: getattr(module, attr) for name, (module, attr) in READER.items()}
-# short name -> the ReaderSettings field it sets
-READER_FIELDS = {"readnone": "none_floor", "second": "second_share", "secondbelow": "second_unsure"}
+# short name -> the ReaderSettings field it sets (configurations differing only in
+# reconciliation share readings)
+READER_FIELDS = {"readnone": "none_floor", "second": "second_share", "secondbelow": "second_unsure",
+                 "mix": "digit_share", "unsure": "digits_unsure", "ensemble": "ensemble_unsure",
+                 "variant": "digit_variant_at"}
 
 
 # the code that makes the cached sheets and tables: a change to any of it makes new caches (a cache
@@ -122,15 +115,12 @@ def configure(spec: str) -> tuple[tuple, CellReader, ReconcileSettings]:
     """``spec``'s reader (its settings applied) and reconciliation settings, and the key of its
     readings (nets and the reader's settings; its last item the ReaderSettings to read with)."""
     values = dict(kv.split("=", 1) for kv in spec.split(",") if "=" in kv)
-    for name, (module, attr) in READER.items():
-        setattr(module, attr, float(values.get(name, READER_DEFAULTS[name])))
     reader_settings = dataclasses.replace(ReaderSettings(), **{
         field: float(values[name]) for name, field in READER_FIELDS.items() if name in values})
     settings = ReconcileSettings().with_values(
         {RECONCILE.get(name, name): value for name, value in values.items()
-         if name not in READER and name not in READER_FIELDS and name not in ("nets", "digits")})
-    key = (values.get("nets"), values.get("digits")) + tuple(
-        getattr(module, attr) for module, attr in READER.values()) + (reader_settings,)
+         if name not in READER_FIELDS and name not in ("nets", "digits")})
+    key = (values.get("nets"), values.get("digits"), reader_settings)
     if "nets" not in values and "digits" not in values:
         return key, default_net(), settings
     nets = default_net().nets if "nets" not in values else \

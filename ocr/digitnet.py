@@ -4,14 +4,13 @@ The cell networks (ocr/cellnet.py) read a whole number at once, from the cell sc
 This network looks at one digit in the cell's own scan: a square window around the place where
 the first cell network's CTC alignment of a candidate string puts that digit, scaled to WIN x WIN.
 Its distributions over 0-9 give each candidate of that length a probability of its own (the
-product over its digits), of which a MIX share is mixed into the cell networks' (Opinion.reweigh),
-and a digit it finds likely at a place proposes another string.  Trained by
+product over its digits), of which a share (``ReaderSettings.digit_share``) is mixed into the
+cell networks' (Opinion.reweigh), and a digit it finds likely at a place proposes another string.  Trained by
 ``train/train_digitnet.py`` (torch, training venv only) on digits make_digits.py cut from the
 training sheets at the same alignments; run through OpenCV's dnn module, or NumPy.
 """
 from __future__ import annotations
 
-import hashlib
 import io
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -19,51 +18,18 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from ocr.cellnet import ALPHABET, Cut, _conv2d, _pool, best_path_frames, checked_dnn
+from ocr.cellnet import FRAME
+from ocr.ctc import best_path_frames, ctc_align
+from ocr.prep import Cut
+from ocr.runtime import checked_dnn, conv2d, digest, pool
+from ocr.settings import ReaderSettings
 
 MODEL_PATH = Path(__file__).resolve().parent / "models" / "digitnet.npz"
-FRAME = 4  # input columns per cell-network frame (its pooling: 2 x 2 x 1 x 1 x 1)
-WIN = 32  # the network's input: WIN x WIN ...
-SIDE = 1.3  # ... showing a square SIDE x as high as the cell's writing, around a digit
-
-
-def ctc_align(log_probs: np.ndarray, string: str) -> list[int]:
-    """For each character of ``string``, the frame where the most probable CTC alignment of the
-    string to ``log_probs`` (T, classes) emits it most strongly; -1 where it cannot be aligned
-    (more characters than frames).  Plain Python: T and the string are short."""
-    if not string or len(log_probs) == 0:
-        return [-1] * len(string)
-    ext = [0]
-    for ch in string:
-        ext += [ALPHABET.index(ch) + 1, 0]
-    n_s = len(ext)
-    lp = np.asarray(log_probs, np.float64)[:, ext].tolist()  # (T, states)
-    neg = float("-inf")
-    score = [neg] * n_s
-    score[0], score[1] = lp[0][0], lp[0][1]
-    back: list[list[int]] = [[0] * n_s]
-    for row in lp[1:]:
-        new, step = [neg] * n_s, [0] * n_s
-        for s in range(n_s):
-            best, k = score[s], 0
-            if s >= 1 and score[s - 1] > best:
-                best, k = score[s - 1], 1
-            if s >= 2 and ext[s] != 0 and ext[s] != ext[s - 2] and score[s - 2] > best:
-                best, k = score[s - 2], 2
-            new[s], step[s] = best + row[s], k
-        score = new
-        back.append(step)
-    s = n_s - 1 if score[n_s - 1] >= score[n_s - 2] else n_s - 2
-    if score[s] == neg:
-        return [-1] * len(string)
-    frames = [-1] * len(string)
-    for t in range(len(lp) - 1, -1, -1):
-        if s % 2 == 1:
-            k = s // 2
-            if frames[k] < 0 or lp[t][s] >= lp[frames[k]][s]:
-                frames[k] = t
-        s -= back[t][s]
-    return frames
+# the window the network was trained on: WIN x WIN pixels showing a square SIDE x as high as the
+# cell's writing, around a digit (train/make_digits.py cuts its training digits so)
+WIN = 32
+SIDE = 1.3
+DEFAULT = ReaderSettings()
 
 
 def centre(frame: int) -> int:
@@ -112,7 +78,7 @@ class DigitNet:
                         for i in range(int(z["n_fcs"])))
             temp = float(z["temperature"])
         graph = Path(path).with_suffix(".onnx")
-        return cls(convs, fcs, temp, hashlib.sha256(data).hexdigest()[:12], graph.read_bytes() if graph.exists() else None)
+        return cls(convs, fcs, temp, digest(data), graph.read_bytes() if graph.exists() else None)
 
     def log_probs(self, wins: np.ndarray, batch: int = 64) -> np.ndarray:
         """(N, 10) log-probabilities of the digits 0-9 for windows (N, WIN, WIN)."""
@@ -125,7 +91,7 @@ class DigitNet:
         return z - np.log(np.exp(z).sum(axis=1, keepdims=True))
 
     def dnn(self):
-        """OpenCV's dnn network for this process, or None (see ocr.cellnet.checked_dnn)."""
+        """OpenCV's dnn network for this process, or None (see ocr.runtime.checked_dnn)."""
         probe = np.random.default_rng(0).random((3, WIN, WIN), np.float32)
         return checked_dnn(self._dnn, self.onnx, lambda net: self._logits(net, probe), lambda: self._logits(None, probe))
 
@@ -135,22 +101,13 @@ class DigitNet:
             return net.forward()
         x = x[..., None]
         for w, b in self.convs:
-            x = _pool(_conv2d(x, w, b), 2, 2)
+            x = pool(conv2d(x, w, b), 2, 2)
         x = x.transpose(0, 3, 1, 2).reshape(len(x), -1)  # torch's (C, H, W) order
         for k, (w, b) in enumerate(self.fcs):
             x = x @ w.T + b
             if k < len(self.fcs) - 1:
                 x = np.maximum(x, 0)
         return x
-
-
-# This share of the mass of a cell's candidates of each length goes by the digit network's own view.
-# 0.5 until round 18; round 19, measured on all seven benchmark ranges (bench/RESULTS-read.md): 0.6
-# gives the truth a lower NLL on every one, planted mistakes flagged 301 -> 302 of 317, real
-# handwriting read wrong 1,448 -> 1,436 of 41,668 cells (60000-60099 alone 117 -> 119); 0.7 worse.
-MIX = 0.6
-TOP_ALIGN = 3  # the first network's most probable strings whose digits are placed (by length) ...
-VARIANT_AT = 0.05  # ... and, for the most probable one, each other digit this likely at a place proposes a string
 
 
 @dataclass
@@ -169,7 +126,7 @@ class Opinion:
             return None
         return float(sum(self.digit_lp[k][int(ch)] for k, ch in zip(keys, s, strict=True)))
 
-    def reweigh(self, strings: list[str], probs: np.ndarray, mix: float | None = None) -> np.ndarray:
+    def reweigh(self, strings: list[str], probs: np.ndarray, mix: float) -> np.ndarray:
         """The cell networks' probabilities of ``strings`` with the digit network's opinion mixed
         in: among the placed strings of each length, a ``mix`` share of their total is handed out
         as the digit network's own string probabilities (products of its digits' probabilities,
@@ -177,7 +134,6 @@ class Opinion:
         digit as the same other digit -- their errors are correlated -- it does not make that
         reading surer (a product did: more false flags, bench/RESULTS-read.md round 11).  Strings
         not placed (blank, dash, other lengths) keep their probabilities."""
-        mix = MIX if mix is None else mix
         out = np.array(probs, float)
         scores = [self.score(s) for s in strings]
         for n in {len(strings[k]) for k, sc in enumerate(scores) if sc is not None} if mix else ():
@@ -189,12 +145,12 @@ class Opinion:
 
 
 def opinions(net: DigitNet, cuts: list[Cut | None], first_lps: list[np.ndarray],
-             proposals: list[list[tuple[str, float]]]) -> list[Opinion]:
+             proposals: list[list[tuple[str, float]]], settings: ReaderSettings = DEFAULT) -> list[Opinion]:
     """The digit network's opinion of each input (prepared cell), given the first cell network's
     frames and N-best strings: the best path's digits are placed from its frames, and the top
-    TOP_ALIGN strings of other lengths by a CTC alignment; all places of all inputs are read in one
+    ``settings.digit_top_align`` strings of other lengths by a CTC alignment; all places of all inputs are read in one
     batch.  Variants: the most probable string with one digit changed to one the digit network
-    finds at least VARIANT_AT likely there."""
+    finds at least ``settings.digit_variant_at`` likely there."""
     plans: list[dict[int, list[int]]] = []
     for cut, lp, found in zip(cuts, first_lps, proposals, strict=True):
         plan: dict[int, list[int]] = {}
@@ -204,7 +160,7 @@ def opinions(net: DigitNet, cuts: list[Cut | None], first_lps: list[np.ndarray],
         s, frames = best_path_frames(lp)
         if s.isdigit():
             plan[len(s)] = [centre(f) for f in frames]
-        for s, _ in found[:TOP_ALIGN]:
+        for s, _ in found[:settings.digit_top_align]:
             if s.isdigit() and len(s) not in plan:
                 frames = ctc_align(lp, s)
                 if min(frames) >= 0:
@@ -226,7 +182,7 @@ def opinions(net: DigitNet, cuts: list[Cut | None], first_lps: list[np.ndarray],
         if top is not None and len(top) in places:
             seen = {s for s, _ in found}
             for pos, key in enumerate(places[len(top)]):
-                for d in np.flatnonzero(np.exp(op.digit_lp[key]) >= VARIANT_AT).tolist():
+                for d in np.flatnonzero(np.exp(op.digit_lp[key]) >= settings.digit_variant_at).tolist():
                     v = top[:pos] + str(d) + top[pos + 1:]
                     if v not in seen:
                         seen.add(v)

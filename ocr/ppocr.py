@@ -25,6 +25,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from ocr.runtime import onnx_metadata
 from ocr.settings import ReaderSettings
 
 MODEL_PATH = Path(__file__).resolve().parent / "models" / "PP-OCRv6_rec_small.onnx"
@@ -32,50 +33,7 @@ WHEEL_MEMBER = "rapidocr/models/PP-OCRv6_rec_small.onnx"
 # the model file of rapidocr 3.10.0 (its MODEL_LICENSES.md gives the same digest)
 SHA256 = "6f327246b50388f3c176ae304bd95767ea6dc0c9ae92153ef8cbe210b3c14884"
 HEIGHT = 48  # the model's input rows
-# marks on a number that are no digit: their probability counts as "nothing here"
-SEPARATORS = ".,'`·:;/ _"
 DEFAULT = ReaderSettings()
-
-
-def _varint(b: bytes, i: int) -> tuple[int, int]:
-    r = s = 0
-    while True:
-        c = b[i]
-        i += 1
-        r |= (c & 0x7F) << s
-        s += 7
-        if c < 0x80:
-            return r, i
-
-
-def _fields(b: bytes):
-    """The top-level (field number, value) pairs of a protobuf message (enough to reach ONNX metadata)."""
-    i = 0
-    while i < len(b):
-        key, i = _varint(b, i)
-        kind = key & 7
-        if kind == 0:
-            v, i = _varint(b, i)
-        elif kind == 2:
-            n, i = _varint(b, i)
-            v, i = b[i:i + n], i + n
-        elif kind == 1:
-            v, i = b[i:i + 8], i + 8
-        elif kind == 5:
-            v, i = b[i:i + 4], i + 4
-        else:
-            raise ValueError(f"not an ONNX model (protobuf wire type {kind})")
-        yield key >> 3, v
-
-
-def onnx_metadata(model: bytes) -> dict[str, str]:
-    """An ONNX model's ``metadata_props`` (ModelProto field 14) without the onnx package."""
-    out = {}
-    for number, value in _fields(model):
-        if number == 14:
-            entry = dict(_fields(value))
-            out[bytes(entry.get(1, b"")).decode()] = bytes(entry.get(2, b"")).decode()
-    return out
 
 
 @dataclass(frozen=True)
@@ -103,16 +61,18 @@ class LineReader:
             self._dnn[pid] = cv2.dnn.readNetFromONNX(np.frombuffer(self.model, np.uint8))
         return self._dnn[pid]
 
-    def probs(self, images: list[np.ndarray], batch: int = 8) -> list[np.ndarray]:
+    def probs(self, images: list[np.ndarray], min_width: int = DEFAULT.second_min_width,
+              batch: int = DEFAULT.second_batch) -> list[np.ndarray]:
         """Per-frame character probabilities (T_i, len(chars)) of each grey image (paper light,
         ink dark), scaled to HEIGHT rows; images of similar width run together, padded on the right
-        as the model was trained (to the widest of the batch)."""
+        as PaddleOCR pads a line (mid-grey, 0 after normalisation) to the widest of the batch and
+        at least ``min_width`` columns.  Each image's frames end two after its own width."""
         widths = [max(1, int(math.ceil(HEIGHT * g.shape[1] / max(1, g.shape[0])))) for g in images]
         order = sorted(range(len(images)), key=lambda i: widths[i])
         out: list[np.ndarray | None] = [None] * len(images)
         for k in range(0, len(order), batch):
             idx = order[k:k + batch]
-            wmax = max(max(widths[i] for i in idx), HEIGHT)
+            wmax = max(max(widths[i] for i in idx), HEIGHT, min_width)
             x = np.zeros((len(idx), 3, HEIGHT, wmax), np.float32)
             for j, i in enumerate(idx):
                 g = cv2.resize(images[i], (widths[i], HEIGHT), interpolation=cv2.INTER_AREA
@@ -121,18 +81,19 @@ class LineReader:
             net = self.net()
             net.setInput(x)
             y = net.forward()  # (B, T, classes), already softmax-ed
-            t_used = [max(1, -(-widths[i] // 8)) for i in idx]  # the model's frames are 8 columns wide
+            t_used = [max(1, -(-widths[i] // 8) + 2) for i in idx]  # the model's frames are 8 columns wide
             for j, i in enumerate(idx):
                 out[i] = y[j, : t_used[j]]
         return out  # type: ignore[return-value]
 
-    def mapped(self, probs: np.ndarray, alphabet: str) -> np.ndarray:
-        """Log-probabilities over [CTC blank] + ``alphabet`` from full frames: separators' (and the
-        space's) probability goes to the blank, every other character's is left out and the rest
-        renormalised -- the reader asked "which of these symbols, if any", as the cell networks are."""
+    def mapped(self, probs: np.ndarray, alphabet: str, ignored: str = DEFAULT.second_ignored) -> np.ndarray:
+        """Log-probabilities over [CTC blank] + ``alphabet`` from full frames: the ``ignored``
+        marks' (and the space's) probability goes to the blank, every other character's is left out
+        and the rest renormalised -- the reader asked "which of these symbols, if any", as the cell
+        networks are (a symbol of ``alphabet`` among the ignored marks is never read)."""
         index = {c: i for i, c in enumerate(self.chars)}
-        cols = [index[c] if c in index else -1 for c in alphabet]
-        sep = [index[c] for c in SEPARATORS if c in index]
+        cols = [index[c] if c in index and c not in ignored else -1 for c in alphabet]
+        sep = sorted({index[c] for c in ignored + " " if c in index})
         out = np.empty((len(probs), len(alphabet) + 1), np.float64)
         out[:, 0] = probs[:, 0] + probs[:, sep].sum(axis=1)
         for k, c in enumerate(cols):
@@ -155,9 +116,14 @@ class LineReader:
 
 def mark(digest: str, settings: ReaderSettings = DEFAULT) -> str:
     """The second reader's part of a reading's reader version: its model, when it is asked, how
-    its opinion is weighed."""
+    its opinion is weighed ("-lost<below>-<share>": its share where the networks are that unsure;
+    readings without it mixed it in alike everywhere), the width a crop is padded to ("-pad320";
+    readings without it were padded to the widest crop of the batch only) and "-digits": it reads
+    nothing but digits (its dashes count as nothing)."""
     rule = f"mix{settings.second_share:g}" if settings.second_share > 0 else f"w{settings.nets_weight:g}-{settings.second_weight:g}"
-    return f"second-{digest}-below{settings.second_unsure:g}-{rule}"
+    if settings.second_share > 0 and settings.second_lost > 0:
+        rule += f"-lost{settings.second_lost:g}-{settings.second_share_lost:g}"
+    return f"second-{digest}-below{settings.second_unsure:g}-{rule}-pad{settings.second_min_width}-digits"
 
 
 @lru_cache(maxsize=1)
@@ -182,7 +148,8 @@ def writing_crop(grey: np.ndarray, rows: tuple[int, int], cols: tuple[int, int],
     return cv2.copyMakeBorder(crop, pad, pad, pad, pad, cv2.BORDER_CONSTANT, value=255)
 
 
-def read_line(grey: np.ndarray, reader: LineReader | None = None, margin: float = 0.15) -> tuple[str, float] | None:
+def read_line(grey: np.ndarray, reader: LineReader | None = None, margin: float = DEFAULT.second_margin,
+              min_width: int = DEFAULT.second_min_width) -> tuple[str, float] | None:
     """A names or winners line's text and the model's confidence, from a field's grey crop (paper
     light, rulings removed); ("", 1.0) for a field with no writing; None without the model."""
     reader = reader or default_reader()
@@ -196,7 +163,7 @@ def read_line(grey: np.ndarray, reader: LineReader | None = None, margin: float 
     if len(rows) == 0 or ink.sum() < 12:
         return "", 1.0
     crop = writing_crop(g, (int(rows[0]), int(rows[-1]) + 1), (int(cols[0]), int(cols[-1]) + 1), margin)
-    return reader.text(reader.probs([crop])[0])
+    return reader.text(reader.probs([crop], min_width)[0])
 
 
 def extract(wheel: str | Path, out: str | Path = MODEL_PATH) -> Path:

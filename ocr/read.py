@@ -16,26 +16,15 @@ from difflib import SequenceMatcher
 
 import numpy as np
 
-from ocr.cellnet import (
-    ALPHABET,
-    HEIGHT,
-    WIDTH,
-    CellReader,
-    Cut,
-    ctc_nbest,
-    ctc_string_probs,
-    default_net,
-    prepare_cut,
-    variant_odds,
-)
 from ocr.data import DEAL_COLUMNS, Table
+from ocr.ensemble import CellReader, default_net, number_strings, variant_odds
 from ocr.partial import add_missing, missing_meta
-from ocr.ppocr import LineReader, default_reader, mark, read_line, writing_crop
+from ocr.ppocr import LineReader, default_reader, mark, read_line
+from ocr.prep import HEIGHT, WIDTH, Cut, prepare_cut
 from ocr.printed import read_fields
 from ocr.settings import ReaderSettings
 from scoring.sheet import Candidate, CellReading, RowReading, SheetReading
 
-NUMBER_SYMBOLS = "0123456789-"
 LETTER_SYMBOLS = "NESW"
 DEFAULT = ReaderSettings()
 
@@ -51,7 +40,7 @@ def read_table(table: Table, net: CellReader | None = None, settings: ReaderSett
     inputs = np.zeros((len(cells), HEIGHT, WIDTH), np.float32)
     cuts = []
     for k, (_, cell) in enumerate(cells):
-        inputs[k], cut = prepare_cut(cell.image)
+        inputs[k], cut = prepare_cut(cell.image, settings)
         cuts.append(cut)
     inked = np.flatnonzero(inputs.reshape(len(cells), -1).max(axis=1) > 0) if cells else np.zeros(0, int)
     dealers = [k for k in inked if cells[k][1].key == "dealer"]
@@ -61,13 +50,13 @@ def read_table(table: Table, net: CellReader | None = None, settings: ReaderSett
     # numbers), not the digit network nor the second reader; numbers: every reader
     if dealers:
         found = CellReader(net.nets).nbest(inputs[dealers], [LETTER_SYMBOLS] * len(dealers), beam=settings.beam,
-                                           cuts=[cuts[k] for k in dealers])
+                                           cuts=[cuts[k] for k in dealers], settings=settings)
         strings.update({cells[k][0]: f for k, f in zip(dealers, found, strict=True)})
     own: dict[int, list[tuple[str, float]]] = {}  # the number cells' strings as the cell networks read them
     number_frames: list[np.ndarray] = []  # the first network's frames of the number cells (numbers_in)
     asked = 0
     if numbers_in:
-        number_frames = net.nets[0].read(inputs[numbers_in])
+        number_frames = net.nets[0].read(inputs[numbers_in], settings)
         found, nets_only, asked = number_strings(inputs[numbers_in], [cuts[k] for k in numbers_in], number_frames,
                                                  net, second, settings)
         strings.update({cells[k][0]: f for k, f in zip(numbers_in, found, strict=True)})
@@ -93,7 +82,7 @@ def read_table(table: Table, net: CellReader | None = None, settings: ReaderSett
         # as (the reading's best value, which reconciliation varies -- not the beam's top string,
         # which the priors may have demoted)
         best = [readings[cells[k][0]].best for k in numbers_in]
-        odds = variant_odds(number_frames, [str(b) if isinstance(b, int) and b > 0 else "" for b in best])
+        odds = variant_odds(number_frames, [str(b) if isinstance(b, int) and b > 0 else "" for b in best], settings)
         for k, o in zip(numbers_in, odds, strict=True):
             readings[cells[k][0]].near = o
 
@@ -120,7 +109,7 @@ def read_table(table: Table, net: CellReader | None = None, settings: ReaderSett
         # a winners line Tesseract left unread or unclear: the second reader reads handwriting
         # better (bench/bench_lines.py: winners lines 95 % against 80 % exactly right)
         crop = next((c.image for c in table.cells if c.key == "winners"), None)
-        line = read_line(crop, second, settings.second_margin) if crop is not None and crop.size else None
+        line = read_line(crop, second, settings.second_margin, settings.second_min_width) if crop is not None and crop.size else None
         again = winners_hint(line[0], names, settings) if line and line[0] else None
         if again is not None:
             winners_text, hint = line[0], again
@@ -150,63 +139,7 @@ def _second(second: LineReader | None, settings: ReaderSettings) -> LineReader |
 def reader_version(net: CellReader, second: LineReader | None, settings: ReaderSettings = DEFAULT) -> str:
     """Which readers made a reading: the cell networks' version (ocr.cellnet), and the second
     reader's model digest with the threshold below which it is asked and its weight."""
-    return net.version_with(mark(second.digest, settings) if second is not None else None)
-
-
-def number_strings(inputs: np.ndarray, cuts: list[Cut | None], first: list[np.ndarray], net: CellReader,
-                   second: LineReader | None, settings: ReaderSettings = DEFAULT) -> tuple[list, list, int]:
-    """The N-best strings of prepared number cells (``inputs``, with their ``cuts`` and the first
-    network's frames ``first``): both readers' where the cell networks' best is less sure than
-    ``settings.second_unsure`` (:func:`combine`), else the networks'; the networks' own strings
-    (the sheet's doubt is measured on them: reconciliation's trust was fitted to it); and how many
-    cells the second reader read."""
-    nets = net.nbest(inputs, [NUMBER_SYMBOLS] * len(inputs), beam=settings.beam, cuts=cuts, first=first)
-    found = list(nets)
-    ask = [i for i, f in enumerate(nets) if second is not None and cuts[i] is not None
-           and (not f or f[0][1] < settings.second_unsure)]
-    if ask:
-        crops = [second_crop(cuts[i], settings) for i in ask]
-        for i, probs in zip(ask, second.probs(crops), strict=True):
-            found[i] = combine(nets[i], second.mapped(probs, ALPHABET), first[i], settings)
-    return found, nets, len(ask)
-
-
-def second_crop(cut: Cut, settings: ReaderSettings = DEFAULT) -> np.ndarray:
-    """The writing of a prepared cell as the second reader is shown it: the cut's ink (paper
-    white, the cell's own resolution) from its rows and columns, with paper around it."""
-    grey = (255.0 * (1.0 - cut.ink)).astype(np.uint8)
-    x1 = cut.x1 if cut.x1 > 0 else grey.shape[1]
-    return writing_crop(grey, (cut.y0, cut.y1), (cut.x0, x1), settings.second_margin)
-
-
-def combine(nets: list[tuple[str, float]], second_lp: np.ndarray, first_lp: np.ndarray,
-            settings: ReaderSettings = DEFAULT) -> list[tuple[str, float]]:
-    """Both readers' view of one cell: the strings either proposes (the cell networks' N-best,
-    the second reader's beam), each scored under both -- the cell networks' probability as they
-    gave it (a string only the second reader proposed: under the first network's frames), the
-    second reader's by the CTC forward pass over its frames ``second_lp`` -- and combined as
-    p_nets ** nets_weight x p_second ** second_weight, with "none of these" (the mass each left
-    off the listed strings) combined alike; renormalised, so the strings' total is what the
-    readers together did not leave to "none"."""
-    own = dict(nets)
-    proposed = [s for s, _ in ctc_nbest(second_lp, beam=settings.second_beam, allowed=NUMBER_SYMBOLS)]
-    strings = list(own) + [s for s in proposed if s not in own]
-    extra = [s for s in strings if s not in own]
-    if extra:
-        own.update(zip(extra, ctc_string_probs([first_lp], [extra])[0].tolist(), strict=True))
-    p_nets = np.array([own[s] for s in strings], float)
-    p_second = ctc_string_probs([second_lp], [strings])[0]
-    left = (max(1e-6, 1.0 - p_nets.sum()), max(1e-6, 1.0 - p_second.sum()))
-    if settings.second_share > 0:  # a mixture: neither reader's certainty is multiplied by the other's
-        w = settings.second_share
-        q = (1 - w) * np.append(p_nets, left[0]) / (p_nets.sum() + left[0]) + w * np.append(p_second, left[1]) / (p_second.sum() + left[1])
-    else:
-        a, b = settings.nets_weight, settings.second_weight
-        log = a * np.log(np.maximum(np.append(p_nets, left[0]), 1e-300)) + b * np.log(np.maximum(np.append(p_second, left[1]), 1e-300))
-        q = np.exp(log - log.max())
-    q /= q.sum()
-    out = sorted(zip(strings, q[:-1].tolist(), strict=True), key=lambda kv: -kv[1])
-    return [(s, p) for s, p in out[: max(settings.beam, settings.n_best)] if p > 0]
+    return net.version_with(mark(second.digest, settings) if second is not None else None, settings)
 
 
 def read_cells(images: list[np.ndarray], settings: ReaderSettings = DEFAULT, net: CellReader | None = None,
@@ -219,12 +152,12 @@ def read_cells(images: list[np.ndarray], settings: ReaderSettings = DEFAULT, net
     inputs = np.zeros((len(images), HEIGHT, WIDTH), np.float32)
     cuts: list[Cut | None] = []
     for k, image in enumerate(images):
-        inputs[k], cut = prepare_cut(image)
+        inputs[k], cut = prepare_cut(image, settings)
         cuts.append(cut)
     inked = [k for k, cut in enumerate(cuts) if cut is not None]
     found: dict[int, list[tuple[str, float]]] = {}
     if inked:
-        frames = net.nets[0].read(inputs[inked])
+        frames = net.nets[0].read(inputs[inked], settings)
         strings, _, _ = number_strings(inputs[inked], [cuts[k] for k in inked], frames, net, second, settings)
         found = dict(zip(inked, strings, strict=True))
     return [number_reading(found.get(k, [("", settings.blank_prob)]), settings.blank_prob, settings)

@@ -174,9 +174,9 @@ class ReaderSettings:
     # -- the second reader (ocr/ppocr.py) --
     use_second: bool = True  # read with it when it is installed (RUBBERSCAN_SECOND=0: never)
     # it reads the number cells the cell networks are less sure of than this (one cell costs it
-    # ~10-20 ms: every cell of a sheet would be 1-2 s, over the 0.6 s a sheet may take; ~6 cells
-    # of a generated sheet are below 0.95)
-    second_unsure: float = 0.95
+    # ~25 ms: every cell of a sheet would be 2-3 s, over the 0.6 s a sheet may take; ~4 cells of a
+    # generated sheet are below 0.9; fit_reader: 0.9 read the fitting cells as well as 0.95)
+    second_unsure: float = 0.9
     # the two readers' string probabilities are combined as p_nets ** nets_weight x p_second **
     # second_weight, renormalised (fitted on held-out UNIPEN writers: bench/RESULTS-read.md)
     nets_weight: float = 1.0
@@ -184,8 +184,72 @@ class ReaderSettings:
     # > 0: combined as a mixture instead, (1 - share) x p_nets + share x p_second -- what is used:
     # the product (or a larger share) read the sheets' MNIST hand worse (bench/RESULTS-read.md)
     second_share: float = 0.3
+    # ... except where the networks' best is below second_lost (lost on a hand unlike their
+    # training's): there the second reader's share is second_share_lost (fitted on UNIPEN part 1 and
+    # generated sheets by bench/fit_reader.py: there the MNIST hand lost nothing by it)
+    second_lost: float = 0.3
+    second_share_lost: float = 0.7
+    # calibration: the strings' probabilities (and "none of these") raised to this power and
+    # renormalised, where the cell networks read alone / where both readers did; fitted by
+    # bench/fit_reader.py: any power below 1 lowered how many readings are >= 0.95 without making
+    # them more often right (their few errors are cells both readers misread alike), so 1
+    nets_power: float = 1.0
+    combined_power: float = 1.0
     second_beam: int = 8  # the second reader's own proposals per cell
     second_margin: float = 0.15  # paper around the writing it is shown, x the writing's height
+    # a crop is padded (mid-grey, as PaddleOCR pads) to at least this many columns at 48 rows (the
+    # model's own input width is 320); ORAND's first 540 (tight crops): 96 px 81.9 %, 160 83.0 %,
+    # 240 85.0 %, 320 85.2 %, 480 85.6 % exact -- cost grows with the width (one crop: ~40 ms of
+    # CPU at 320, 27 at 240, 22 at 160)
+    second_min_width: int = 240
+    # crops run through the network this many at a time: a batch of 8 at 320 columns held ~100 MB
+    # more memory than one of 2, for no less CPU per crop
+    second_batch: int = 2
+    # marks it reads that are no digit count as "nothing here": separators, ticks and dashes (a
+    # dash alone is worth 0, as a blank cell is; ORAND's first 540: 83.3 -> 83.5 % exact)
+    second_ignored: str = ".,'`·:;/_-—–=~"
+
+    # -- cell preparation (ocr/prep.py); the networks were trained on cells cut with these --
+    writing_ink: float = 0.35  # ink (0 paper .. 1 the cell's darkest) above this is writing ...
+    mark_tall: float = 0.3  # ... a mark of it counts when this share of the cell's height tall
+    mark_area: float = 0.008  # ... or holding this many pixels x the height squared (>= 4)
+    # the second look at a cell the first finds empty: writing at least this dark at the cell's
+    # 99.5th percentile of ink (a robust "darkest" that one black speck does not set) ...
+    faint_top: float = 0.1
+    faint_close: float = 0.08  # ... its dots closed up by a dilation this share of its height
+    faint_tall: float = 0.3  # ... into marks at least this share of the cell's height tall ...
+    # ... holding this many ink pixels x the height squared: a chain of fax specks in an empty
+    # cell holds 0.003-0.009, the sparsest dotted writing on 879 benchmark sheets 0.006-0.011
+    faint_ink: float = 0.01
+    # a digit fainter than its neighbours (ink above this, below writing_ink) widens the cut when
+    # as tall as writing: a pale 5 beside a dark 0 was cut off and "50" read 0 (round 19)
+    faint_mark_ink: float = 0.2
+    cut_margin: float = 0.12  # paper kept each side of the writing, x the cell's height
+    # faint ink in that margin is cleared unless it makes a stroke this tall (x the writing's
+    # height) and at most this wide: a light 1 stays, a photo's shading goes ("600" read "6600")
+    margin_stroke_tall: float = 0.4
+    margin_stroke_wide: float = 0.35
+
+    # -- the cell networks and the digit network (ocr/cellnet.py, ocr/digitnet.py, ocr/ensemble.py)
+    # a network runs only as wide as the writing plus this many empty columns (the frames beyond
+    # would read "nothing" anyway), in steps of run_step (32: the same readings, ~10 % slower)
+    run_margin: int = 24
+    run_step: int = 8
+    # the ensemble's other networks read only the cells the first is less sure of than this (a
+    # cascade: ~0.09 s a sheet saved; 879 sheets: results within one sheet of reading every cell)
+    ensemble_unsure: float = 0.995
+    # the digit network is asked about the number cells the first network is less sure of than
+    # this (0.999 halved the wrong readings at >= 0.95 against 0.98, for ~0.03 s a sheet)
+    digits_unsure: float = 0.999
+    # this share of each string length's mass goes by the digit network's own view (a mixture: two
+    # networks misreading a digit alike must not make each other surer; 0.6 best of 0.4-0.7)
+    digit_share: float = 0.6
+    digit_top_align: int = 3  # the first network's top strings whose digits the digit network reads
+    # ... and a digit it finds this likely at a place of the best string proposes another string
+    digit_variant_at: float = 0.05
+    # one-digit variants of a cell's best number at least 10 ** near_floor as likely are kept
+    # (CellReading.near): 243 of 261 unlisted one-digit misreads had the truth >= 1e-5
+    near_floor: float = -8.0
 
     # -- a crop given on its own (``rubberscan cell``; ocr/crop.py) --
     crop_background: int = 15  # px: the paper's brightness is estimated over this window

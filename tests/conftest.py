@@ -7,9 +7,9 @@ import pytest
 
 @pytest.fixture
 def fresh_default_net():
-    """ocr.cellnet.default_net loaded afresh at each call (a test changed the environment it
+    """ocr.ensemble.default_net loaded afresh at each call (a test changed the environment it
     reads); its cache is cleared again afterwards, so later tests load the committed reader."""
-    from ocr.cellnet import default_net
+    from ocr.ensemble import default_net
 
     def load():
         default_net.cache_clear()

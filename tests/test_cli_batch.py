@@ -191,7 +191,8 @@ def test_ctrl_c_keeps_finished_sheets_and_exits_130(tmp_path):
 def test_rerun_tells_which_results_an_earlier_reader_made(tmp_path, capsys):
     """Every stored reading names the networks that read it; a rerun keeps the results (they stay
     auditable) but says how many came from another reader, which --force re-reads."""
-    from ocr.cellnet import PREPARE_MARK, model_paths, reader_version
+    from ocr.cellnet import model_paths
+    from ocr.ensemble import PREPARE_MARK, reader_version
 
     scan = ROOT / "samples" / "scans" / "05-classic-typed-clean.pdf"
     out = tmp_path / "out"

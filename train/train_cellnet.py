@@ -25,7 +25,9 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from ocr.cellnet import ALPHABET, HEIGHT, WIDTH, CellNet, ctc_nbest
+from ocr.cellnet import CellNet
+from ocr.ctc import ALPHABET, ctc_nbest
+from ocr.prep import HEIGHT, WIDTH
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -124,13 +126,19 @@ def augment(x: torch.Tensor, g: torch.Generator, elastic_amp: float = 0.0) -> to
     return (x + noise).clamp(0, 1)
 
 
-def epoch_order(rng: np.random.Generator, hands: np.ndarray, mnist_weight: float) -> np.ndarray:
-    """One epoch's order of the training examples: a permutation, or -- with ``mnist_weight`` != 1 --
-    len(hands) draws in which the MNIST hand's (the real handwriting's) are that many times as likely."""
-    if mnist_weight == 1.0:
+def epoch_order(rng: np.random.Generator, hands: np.ndarray, mnist_weight: float,
+                weights: dict[str, float] | None = None, draws: int = 0) -> np.ndarray:
+    """One epoch's order of the training examples: a permutation, or -- with ``mnist_weight`` != 1,
+    other hands' ``weights`` or ``draws`` -- that many draws (default len(hands)) in which the MNIST
+    hand's (the real handwriting's) are ``mnist_weight`` times as likely and each hand named in
+    ``weights`` that many times."""
+    weights = {"mnist": mnist_weight, **(weights or {})}
+    if all(w == 1.0 for w in weights.values()) and not draws:
         return rng.permutation(len(hands))
-    weights = np.where(hands == "mnist", mnist_weight, 1.0)
-    return rng.choice(len(hands), len(hands), p=weights / weights.sum())
+    p = np.ones(len(hands))
+    for hand, w in weights.items():
+        p[hands == hand] = w
+    return rng.choice(len(hands), draws or len(hands), p=p / p.sum())
 
 
 def ctc_loss(net: Net, x: torch.Tensor, targets: list[list[int]], temp: float = 1.0,
@@ -255,10 +263,37 @@ def report(what: str, logits: torch.Tensor, labels: np.ndarray, hands: np.ndarra
     print(f"{what}: validation exact {acc:.4f} ({per}), nll {nll:.4f}{tail}", flush=True)
 
 
+def load_cells(paths: list, labels: list) -> tuple[np.ndarray, ...]:
+    """Training and validation cells: make_cells.py / unipen_cells.py files (validation: seeds that
+    are multiples of 10) and cells a person confirmed (train/labels.py; all for training), without
+    all-zero inputs (no ink: the reader never sends them to the network).  Returns (training
+    images, labels, hands, validation images, labels, hands); a cell's hand is its kind's second part."""
+    files = [np.load(p) for p in paths]
+    images, texts, seeds, kinds = (np.concatenate([z[k] for z in files]) for k in ("images", "labels", "seeds", "kinds"))
+    assert images.shape[1:] == (HEIGHT, WIDTH), images.shape
+    assert len(set(seeds.tolist())) == sum(len(set(z["seeds"].tolist())) for z in files), "files share sheets"
+    val = seeds % 10 == 0
+    hands = np.array([k.split("|")[1] for k in kinds])  # kinds: "column|hand|scan"
+    if labels:
+        from train.labels import load_labels
+
+        extra = [load_labels(p) for p in labels]
+        images = np.concatenate([images] + [x for x, _ in extra])
+        texts = np.concatenate([texts] + [t for _, t in extra])
+        hands = np.concatenate([hands] + [np.full(len(t), "labelled") for _, t in extra])
+        val = np.concatenate([val] + [np.zeros(len(t), bool) for _, t in extra])
+    inked = images.reshape(len(images), -1).max(axis=1) > 0
+    tr, va = inked & ~val, inked & val
+    return images[tr], texts[tr], hands[tr], images[va], texts[va], hands[va]
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--data", action="append", default=None,
-                    help="cells from make_cells.py (repeat to train on several files; default train/_data/cells.npz)")
+                    help="cells from make_cells.py or unipen_cells.py (repeat to train on several files; "
+                         "default train/_data/cells.npz)")
+    ap.add_argument("--labels", action="append", default=[],
+                    help="cells a person confirmed (rubberscan labels; train/README.md), all used for training")
     ap.add_argument("--out", default=str(ROOT / "ocr" / "models" / "cellnet.npz"))
     ap.add_argument("--epochs", type=int, default=5)
     ap.add_argument("--batch", type=int, default=64)
@@ -269,27 +304,26 @@ def main(argv: list[str] | None = None) -> int:
                     help="fine-tune this exported network (its BatchNorm frozen) instead of starting afresh")
     ap.add_argument("--mnist-weight", type=float, default=1.0,
                     help="draw training cells written in the MNIST hand (real handwriting) this many times as often")
+    ap.add_argument("--draws", type=int, default=0,
+                    help="training cells drawn per epoch (default: as many as there are)")
+    ap.add_argument("--weight", action="append", default=[], metavar="HAND=W",
+                    help="draw the cells of this hand (e.g. unipen, labelled) W times as often")
     ap.add_argument("--elastic", type=float, default=0.0,
                     help="elastic distortion of half the training cells, this many pixels (standard deviation; 0: none)")
     ap.add_argument("--width", type=float, default=1.0,
                     help="every layer's channels x this (with --init from a narrower network: widened, same function)")
     ap.add_argument("--seed", type=int, default=0,
                     help="initialisation, augmentation and batch order (the committed pair: 2, then 1)")
+    ap.add_argument("--checkpoint-every", type=int, default=500,
+                    help="steps between checkpoints (OUT.ckpt.pt, removed when the run ends); 0: none")
+    ap.add_argument("--resume", action="store_true", help="go on from OUT.ckpt.pt when there is one")
     args = ap.parse_args(argv)
     torch.manual_seed(args.seed)
     torch.set_num_threads(args.threads)
     g = torch.Generator().manual_seed(args.seed + 1)
+    weights = {k: float(v) for k, v in (w.split("=", 1) for w in args.weight)}
 
-    files = [np.load(p) for p in args.data or [ROOT / "train" / "_data" / "cells.npz"]]
-    images, labels, seeds, kinds = (np.concatenate([z[k] for z in files]) for k in ("images", "labels", "seeds", "kinds"))
-    assert images.shape[1:] == (HEIGHT, WIDTH), images.shape
-    assert len(set(seeds.tolist())) == sum(len(set(z["seeds"].tolist())) for z in files), "files share sheets"
-    inked = images.reshape(len(images), -1).max(axis=1) > 0  # all-zero inputs never reach the net
-    hands = np.array([k.split("|")[1] for k in kinds[inked]])  # kinds: "column|hand|scan"
-    images, labels, seeds = images[inked], labels[inked], seeds[inked]
-    val = seeds % 10 == 0
-    xtr, ytr, htr = images[~val], labels[~val], hands[~val]
-    xva, yva, hva = images[val], labels[val], hands[val]
+    xtr, ytr, htr, xva, yva, hva = load_cells(args.data or [ROOT / "train" / "_data" / "cells.npz"], args.labels)
     if args.limit:
         xtr, ytr, htr = xtr[: args.limit], ytr[: args.limit], htr[: args.limit]
     print(f"train {len(xtr)} cells, validation {len(xva)} cells", flush=True)
@@ -298,18 +332,36 @@ def main(argv: list[str] | None = None) -> int:
     if args.init:
         report(f"start ({args.init})", val_logits(net, xva), yva, hva)
     opt = torch.optim.AdamW(net.parameters(), lr=args.lr, weight_decay=1e-4)
-    steps = args.epochs * (len(xtr) // args.batch)
+    per_epoch = (args.draws or len(xtr)) // args.batch
+    steps = args.epochs * per_epoch
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=args.lr, total_steps=steps, pct_start=0.15)
     rng = np.random.default_rng(args.seed)
+    out = Path(args.out)
+    ckpt = out.with_name(out.name + ".ckpt.pt")
+    start_epoch, start_step, order = 0, 0, None
+    if args.resume and ckpt.exists():
+        state = torch.load(ckpt, weights_only=False)
+        net.load_state_dict(state["net"])
+        opt.load_state_dict(state["opt"])
+        sched.load_state_dict(state["sched"])
+        rng.bit_generator.state = state["rng"]
+        g.set_state(state["g"])
+        torch.set_rng_state(state["torch"])
+        start_epoch, start_step, order = state["epoch"], state["step"], state["order"]
+        print(f"resumed from {ckpt}: epoch {start_epoch} step {start_step}", flush=True)
     t0 = time.time()
-    for epoch in range(args.epochs):
+    lv = None
+    for epoch in range(start_epoch, args.epochs):
         net.train()
         if args.init:
             for bn in net.bns:
                 bn.eval()
-        order = epoch_order(rng, htr, args.mnist_weight)
+        if order is None or epoch != start_epoch:
+            order = epoch_order(rng, htr, args.mnist_weight, weights, args.draws)
         run = 0.0
-        for k in range(len(xtr) // args.batch):
+        for k in range(start_step if epoch == start_epoch else 0, per_epoch):
+            if args.checkpoint_every and k % args.checkpoint_every == 0 and (epoch, k) != (start_epoch, start_step):
+                save_checkpoint(ckpt, net, opt, sched, rng, g, epoch, k, order)
             idx = order[k * args.batch:(k + 1) * args.batch]
             xb = torch.from_numpy(xtr[idx].astype(np.float32) / 255.0)[:, None]
             xb = augment(xb, g, args.elastic)
@@ -319,18 +371,20 @@ def main(argv: list[str] | None = None) -> int:
             nn.utils.clip_grad_norm_(net.parameters(), 5.0)
             opt.step()
             sched.step()
-            run = 0.98 * run + 0.02 * loss.item() if k else loss.item()
+            run = 0.98 * run + 0.02 * loss.item() if run else loss.item()
             if k % 100 == 0:
                 print(f"epoch {epoch} step {k} loss {run:.4f} {time.time() - t0:.0f}s", flush=True)
         lv = val_logits(net, xva)
         report(f"epoch {epoch}", lv, yva, hva, f", {time.time() - t0:.0f}s")
+        net.train()
+    if lv is None:  # resumed at the very end of the last epoch
+        lv = val_logits(net, xva)
 
     # temperature: minimise the validation NLL of the true strings (the last epoch's logits;
     # OneCycleLR needs at least one epoch)
     best = min((nll_at(lv, yva, float(t)), float(t)) for t in np.arange(0.6, 2.61, 0.05))
     temp = best[1]
     print(f"temperature {temp:.2f} (validation nll {best[0]:.4f})", flush=True)
-    out = Path(args.out)
     net.eval()
     export(net, temp, out)
 
@@ -344,7 +398,18 @@ def main(argv: list[str] | None = None) -> int:
     top = [ctc_nbest(lp)[0][0] for lp in got]
     print(f"export check ok; NumPy best strings on 64 validation cells: {np.mean([a == b for a, b in zip(top, yva[:64], strict=True)]):.3f}")
     print(f"wrote {out} ({out.stat().st_size // 1024} KiB) in {time.time() - t0:.0f}s")
+    ckpt.unlink(missing_ok=True)
     return 0
+
+
+def save_checkpoint(path: Path, net: Net, opt, sched, rng: np.random.Generator, g: torch.Generator,
+                    epoch: int, step: int, order: np.ndarray) -> None:
+    """Everything a run needs to go on from (epoch, step) as if it had not stopped (--resume)."""
+    tmp = path.with_name(path.name + ".tmp")
+    torch.save({"net": net.state_dict(), "opt": opt.state_dict(), "sched": sched.state_dict(),
+                "rng": rng.bit_generator.state, "g": g.get_state(), "torch": torch.get_rng_state(),
+                "epoch": epoch, "step": step, "order": order}, tmp)
+    tmp.replace(path)
 
 
 if __name__ == "__main__":

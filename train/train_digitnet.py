@@ -90,8 +90,8 @@ def mnist_windows(images: np.ndarray, labels: np.ndarray, count: int, rng: np.ra
     real handwriting from all of MNIST's training writers, not only those the training sheets drew."""
     import cv2
 
-    from ocr.cellnet import Cut
     from ocr.digitnet import windows
+    from ocr.prep import Cut
     from samples.hands import mnist_glyph
 
     size = WIN + 2 * CONTEXT

@@ -422,7 +422,7 @@ def test_the_real_reader_on_a_cluster_reads_the_samples_as_the_local_pool(tmp_pa
 
 def _network_loads() -> tuple[int, int]:
     """On a worker: (times the networks were loaded, times the loaded ones were reused)."""
-    from ocr.cellnet import default_net
+    from ocr.ensemble import default_net
 
     info = default_net.cache_info()
     return info.misses, info.hits

@@ -10,19 +10,11 @@ import cv2
 import numpy as np
 import pytest
 
-from ocr.cellnet import (
-    ALPHABET,
-    HEIGHT,
-    WIDTH,
-    CellReader,
-    ctc_nbest,
-    ctc_string_probs,
-    default_net,
-    model_paths,
-    prepare,
-    prepare_cut,
-    variant_odds,
-)
+from ocr.cellnet import model_paths
+from ocr.ctc import ALPHABET, ctc_nbest, ctc_string_probs
+from ocr.ensemble import CellReader, default_net, variant_odds
+from ocr.prep import HEIGHT, WIDTH, prepare, prepare_cut
+from ocr.settings import ReaderSettings
 from samples.hands import mnist_digits
 
 
@@ -240,7 +232,7 @@ class _Frames:
         self.sure = sure if isinstance(sure, list) else [sure] * len(strings)
         self.asked: list[int] = []
 
-    def read(self, inputs: np.ndarray) -> list[np.ndarray]:
+    def read(self, inputs: np.ndarray, settings=None) -> list[np.ndarray]:
         out = []
         for x in inputs:
             i = int(x[0, 0])
@@ -261,25 +253,23 @@ def _indexed(n: int) -> np.ndarray:
     return x
 
 
-def test_ensemble_averages_string_probabilities(monkeypatch):
+def test_ensemble_averages_string_probabilities():
     """Two networks that are each sure of a different reading share the cell between them; a
     string one network never proposed still gets its probability under that network."""
-    import ocr.cellnet
-
-    monkeypatch.setattr(ocr.cellnet, "ENSEMBLE_UNSURE", 1.01)  # every cell read by both networks
+    every = ReaderSettings(ensemble_unsure=1.01)  # every cell read by both networks
     x = _indexed(2)
     a, b = _Frames(["120", "450"]), _Frames(["720", "450"])
-    found = CellReader((a, b)).nbest(x, ["0123456789-"] * 2)
+    found = CellReader((a, b)).nbest(x, ["0123456789-"] * 2, settings=every)
     first = dict(found[0])
     assert set(list(first)[:2]) == {"120", "720"}
     assert first["120"] == pytest.approx(0.5, abs=0.01) and first["720"] == pytest.approx(0.5, abs=0.01)
     assert found[1][0][0] == "450" and found[1][0][1] == pytest.approx(1.0, abs=0.01)
-    alone = CellReader((a,)).nbest(x, ["0123456789-"] * 2)
+    alone = CellReader((a,)).nbest(x, ["0123456789-"] * 2, settings=every)
     assert alone[0][0][0] == "120" and alone[0][0][1] == pytest.approx(1.0, abs=0.01)
 
 
 def test_other_networks_read_only_what_the_first_is_unsure_of():
-    """The cascade: a cell the first network reads surer than ENSEMBLE_UNSURE keeps its reading;
+    """The cascade: a cell the first network reads surer than ReaderSettings.ensemble_unsure keeps its reading;
     the other networks read (and are averaged into) only the cells it is unsure of."""
     x = _indexed(3)
     a = _Frames(["120", "450", "960"], sure=[0.9999, 0.9, 0.9999])
@@ -294,37 +284,35 @@ def test_other_networks_read_only_what_the_first_is_unsure_of():
     assert b.asked == []
 
 
-def test_version_says_when_the_other_networks_read_only_unsure_cells(monkeypatch):
+def test_version_says_when_the_other_networks_read_only_unsure_cells():
     """A stored reading names its reader: the second network's digest carries the cascade's
     threshold, so readings made before the cascade (every cell read by both) tell apart."""
-    import ocr.cellnet
-    from ocr.cellnet import reader_version
+    from ocr.ensemble import reader_version
 
     a, b = _Frames(["1"]), _Frames(["1"])
     a.digest, b.digest = "aaaa", "bbbb"
-    assert CellReader((a, b)).version == f"aaaa+bbbb-below{ocr.cellnet.ENSEMBLE_UNSURE:g}+look2-odds-cal-dots-half"
+    assert CellReader((a, b)).version == f"aaaa+bbbb-below{ReaderSettings().ensemble_unsure:g}+look2-odds-cal-dots-half"
     assert CellReader((a,)).version == "aaaa+look2-odds-cal-dots-half"
     from ocr.ppocr import default_reader, mark
 
     second = default_reader()  # the second reader's mark, when installed (ocr/ppocr.py)
     assert reader_version() == default_net().version_with(mark(second.digest) if second else None)
     assert "-below" in reader_version()
-    monkeypatch.setattr(ocr.cellnet, "ENSEMBLE_UNSURE", 1.01)
-    assert CellReader((a, b)).version == "aaaa+bbbb+look2-odds-cal-dots-half"
-    assert not any("-below" in part for part in reader_version().split("+") if not part.startswith(("digits-", "second-")))
+    every = ReaderSettings(ensemble_unsure=1.01)
+    assert CellReader((a, b)).version_with(None, every) == "aaaa+bbbb+look2-odds-cal-dots-half"
+    assert not any("-below" in part for part in reader_version(every).split("+")
+                   if not part.startswith(("digits-", "second-")))
 
 
-def test_version_says_below_what_the_digit_network_is_asked(monkeypatch):
-    """The digit network's part names its threshold (DIGITS_UNSURE), except at rounds 11-12's 0.98,
+def test_version_says_below_what_the_digit_network_is_asked():
+    """The digit network's part names its threshold (ReaderSettings.digits_unsure), except at rounds 11-12's 0.98,
     whose stored readings carry none: a reading made at another threshold is another reader's."""
-    import ocr.cellnet
-    from ocr.cellnet import _version
+    from ocr.ensemble import _version
 
-    monkeypatch.setattr(ocr.cellnet, "ENSEMBLE_UNSURE", 0.995)
-    monkeypatch.setattr(ocr.cellnet, "DIGITS_UNSURE", 0.999)
-    assert _version(["aaaa", "bbbb"], "dddd") == "aaaa+bbbb-below0.995+digits-dddd-below0.999+look2-odds-cal-dots-half"
-    monkeypatch.setattr(ocr.cellnet, "DIGITS_UNSURE", 0.98)
-    assert _version(["aaaa", "bbbb"], "dddd") == "aaaa+bbbb-below0.995+digits-dddd+look2-odds-cal-dots-half"
+    asked = ReaderSettings(ensemble_unsure=0.995, digits_unsure=0.999)
+    assert _version(["aaaa", "bbbb"], "dddd", None, asked) == "aaaa+bbbb-below0.995+digits-dddd-below0.999+look2-odds-cal-dots-half"
+    old = ReaderSettings(ensemble_unsure=0.995, digits_unsure=0.98)
+    assert _version(["aaaa", "bbbb"], "dddd", None, old) == "aaaa+bbbb-below0.995+digits-dddd+look2-odds-cal-dots-half"
     assert _version(["aaaa"], None) == "aaaa+look2-odds-cal-dots-half"
 
 
@@ -364,8 +352,8 @@ def test_the_ensemble_is_the_numbered_siblings_only(tmp_path):
 def test_variant_odds_of_a_best_number():
     """Frames spelling "250" with the "2" doubted as a "7" (0.09 against 0.9): the variant 750 is
     10 ** -1 as likely as 250, one the frames barely allow (350: 1e-9 against 0.9) falls below
-    NEAR_FLOOR and is left out, and so are variants of the last 0 and with a leading 0."""
-    from ocr.cellnet import NEAR_FLOOR
+    ReaderSettings.near_floor and is left out, and so are variants of the last 0 and with a leading 0."""
+    near_floor = ReaderSettings().near_floor
 
     def frame(**p):
         f = np.full(len(ALPHABET) + 1, 1e-9)
@@ -377,7 +365,7 @@ def test_variant_odds_of_a_best_number():
                               frame(d5=0.999), frame(blank=1.0), frame(d0=0.999), frame(blank=1.0)]))
     (odds,) = variant_odds([frames], ["250"])
     assert odds[750] == pytest.approx(-1.0, abs=0.05)
-    assert 350 not in odds and min(odds.values()) >= NEAR_FLOOR
+    assert 350 not in odds and min(odds.values()) >= near_floor
     assert not any(v % 10 for v in odds) and 50 not in odds  # the last 0 kept; "050" is no number
     assert variant_odds([frames], [""]) == [None]  # a blank best: nothing measured
     # a best these frames give no probability at all (another network's string): nothing measured

@@ -9,16 +9,11 @@ import itertools
 import numpy as np
 import pytest
 
-from ocr.cellnet import (
-    ALPHABET,
-    DIGITS_PATH,
-    CellReader,
-    best_path,
-    best_path_frames,
-    default_net,
-    prepare_cut,
-)
-from ocr.digitnet import SIDE, WIN, DigitNet, Opinion, ctc_align, windows
+from ocr.ctc import ALPHABET, best_path, best_path_frames, ctc_align
+from ocr.digitnet import MODEL_PATH as DIGITS_PATH
+from ocr.digitnet import SIDE, WIN, DigitNet, Opinion, windows
+from ocr.ensemble import CellReader, default_net
+from ocr.prep import prepare_cut
 from samples.hands import mnist_digits
 from tests.ocr.test_cellnet import _mnist_number
 
@@ -164,7 +159,7 @@ def test_second_opinion_on_real_handwritten_numbers():
 def test_digitnet_setting(monkeypatch, fresh_default_net):
     """RUBBERSCAN_DIGITNET=0 reads without the digit network (and the reader's version says so);
     nonsense is refused."""
-    from ocr.cellnet import reader_version
+    from ocr.ensemble import reader_version
 
     assert default_net().digits is not None
     assert [p for p in reader_version().split("+") if not p.startswith("second-")][-2].startswith("digits-")

@@ -275,7 +275,7 @@ def test_sheet_doubt_is_kept_for_reconciliation():
 def test_dealer_letters_the_first_network_doubts_are_read_by_the_cascade():
     """Generated sheet 5010 (typed, sent as a fax): the first network reads the typed "E" of deals 8
     and 12 as "N" 0.99 sure -- two false dealer flags when it read dealers alone.  The second
-    network, asked where the first is below ENSEMBLE_UNSURE as for numbers, reads them "E": averaged,
+    network, asked where the first is below ReaderSettings.ensemble_unsure as for numbers, reads them "E": averaged,
     E gets about half, and reconciliation shows E without a dealer flag."""
     from ocr.pipeline import read_file
     from samples.generate import generate_sheet

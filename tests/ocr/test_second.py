@@ -1,4 +1,4 @@
-"""The second reader (ocr/ppocr.py), its combination with the cell networks (ocr.read.combine),
+"""The second reader (ocr/ppocr.py), its combination with the cell networks (ocr.ensemble.combine),
 crops given on their own (ocr/crop.py) and ``rubberscan cell`` (ocr/cellread.py)."""
 
 from __future__ import annotations
@@ -11,10 +11,12 @@ import cv2
 import numpy as np
 import pytest
 
-from ocr.cellnet import ALPHABET
 from ocr.crop import cell_image
-from ocr.ppocr import MODEL_PATH, LineReader, default_reader, extract, onnx_metadata, read_line
-from ocr.read import combine, read_cells
+from ocr.ctc import ALPHABET
+from ocr.ensemble import combine, tempered
+from ocr.ppocr import MODEL_PATH, LineReader, default_reader, extract, read_line
+from ocr.read import read_cells
+from ocr.runtime import onnx_metadata
 from ocr.settings import ReaderSettings
 
 needs_model = pytest.mark.skipif(not MODEL_PATH.exists(), reason="the second reader's model is installed by `make install`")
@@ -61,6 +63,55 @@ def test_installed_model_reads_printed_digits_and_words():
     assert read_line(np.full((40, 200), 245, np.uint8), reader) == ("", 1.0)
 
 
+class _Net:
+    """A stand-in for the model in OpenCV's dnn module: keeps its inputs, answers blank frames."""
+
+    def __init__(self, classes: int) -> None:
+        self.classes, self.inputs = classes, []
+
+    def setInput(self, x):  # noqa: N802 - OpenCV's name
+        self.inputs.append(x)
+
+    def forward(self):
+        x = self.inputs[-1]
+        y = np.zeros((x.shape[0], x.shape[3] // 8, self.classes), np.float32)
+        y[:, :, 0] = 1.0
+        return y
+
+
+def test_crops_are_padded_mid_grey_to_the_models_width():
+    """PaddleOCR pads every line to at least 48 x 320, mid-grey (0 after normalisation); a crop
+    padded only to its own width read ORAND's tight cheque amounts worse (RESULTS-read.md)."""
+    import os
+
+    reader = LineReader(("", "0", "1", "-", " "), b"", "test")
+    net = _Net(len(reader.chars))
+    reader._dnn[os.getpid()] = net
+    narrow, wide = np.full((48, 96), 255, np.uint8), np.full((24, 300), 255, np.uint8)
+    frames = reader.probs([narrow, wide])
+    x = net.inputs[-1]
+    assert x.shape == (2, 3, 48, 600)  # the widest crop (600 columns at 48 rows) sets the batch's width
+    assert (x[0, :, :, :96] == 1.0).all() and (x[0, :, :, 96:] == 0.0).all()  # paper, then mid-grey
+    assert [len(f) for f in frames] == [96 // 8 + 2, 600 // 8]
+    reader.probs([narrow], min_width=320)
+    assert net.inputs[-1].shape == (1, 3, 48, 320)
+
+
+def test_the_second_reader_reads_digits_and_nothing_else():
+    """Separators, ticks and dashes the model reads count as "nothing here": a cheque's "1.500,-"
+    is the number 1500, and a dash alone (worth 0) reads as a blank does."""
+    reader = LineReader(("", "1", "5", "0", ".", "-", "A", " "), b"", "test")
+    probs = np.zeros((5, len(reader.chars)))
+    for t, c in enumerate((1, 4, 2, 5)):  # "1", ".", "5", "-"
+        probs[t, c] = 1.0
+    probs[4, [6, 0, 1]] = 0.9, 0.06, 0.04  # mostly "A", a little blank and "1"
+    lp = np.exp(reader.mapped(probs, ALPHABET))
+    assert lp[0, ALPHABET.index("1") + 1] == pytest.approx(1.0) and lp[2, ALPHABET.index("5") + 1] == pytest.approx(1.0)
+    assert lp[1, 0] == pytest.approx(1.0) and lp[3, 0] == pytest.approx(1.0)  # "." and "-": nothing here
+    assert lp[3, ALPHABET.index("-") + 1] < 1e-20
+    assert lp[4, 0] == pytest.approx(0.6) and lp[4, ALPHABET.index("1") + 1] == pytest.approx(0.4)  # "A" left out
+
+
 def _frames(path: list[int], sure: float = 0.98) -> np.ndarray:
     """Log-probabilities over the cell alphabet: each frame sure of the class in ``path``."""
     k = len(ALPHABET) + 1
@@ -90,6 +141,45 @@ def test_combination_settles_a_doubt_and_keeps_disagreement_unsure():
     # the product rule: agreement makes the reading surer than either reader alone
     prod = combine(nets, _frames(_path("120")), _frames(_path("120"), 0.6), ReaderSettings(second_share=0.0))
     assert prod[0][0] == "120" and prod[0][1] > 0.9
+
+
+def test_second_reader_weighs_more_where_the_networks_are_lost():
+    nets = [("120", 0.25), ("170", 0.2)]  # the networks hardly know: a hand unlike their training's
+    second, first = _frames(_path("170"), 0.995), _frames(_path("120"), 0.4)
+    lost = combine(nets, second, first, ReaderSettings())
+    even = combine(nets, second, first, ReaderSettings(second_lost=0.0))
+    assert lost[0][0] == even[0][0] == "170"
+    assert lost[0][1] > 0.7 and even[0][1] < 0.5  # share 0.7 there, 0.3 elsewhere
+    alone = combine(nets, second, first, ReaderSettings(second_share=1.0))  # the second reader alone stays alone
+    assert alone[0][0] == "170" and alone[0][1] > 0.9
+    # faint or fax-dotted ink: the networks lost, the second reader sees nothing -- no confident 0
+    nothing = combine(nets, _frames([0] * 9, 0.995), first, ReaderSettings())
+    assert nothing == combine(nets, _frames([0] * 9, 0.995), first, ReaderSettings(second_lost=0.0))
+    assert all(p < 0.5 for s, p in nothing if s.strip("-").lstrip("0") == "")
+    # where the networks are surer than second_lost the usual share holds
+    assert combine([("120", 0.55), ("170", 0.4)], second, first, ReaderSettings()) == \
+        combine([("120", 0.55), ("170", 0.4)], second, first, ReaderSettings(second_lost=0.0))
+
+
+def test_calibration_tempers_certainty_and_keeps_the_order():
+    found = [("120", 0.97), ("170", 0.02)]  # "none of these": the 0.01 left
+    assert tempered(found, 1.0) == found
+    soft = tempered(found, 0.5)
+    assert [s for s, _ in soft] == ["120", "170"]
+    assert 0.8 < soft[0][1] < 0.95 and soft[1][1] > 0.02  # below 0.95 now; the rest gains
+    none = 1 - sum(p for _, p in soft)
+    assert none > 0.01 and abs(none - 0.1 / (0.97 ** 0.5 + 0.02 ** 0.5 + 0.1)) < 1e-9
+    assert tempered([], 0.5) == []
+    # the reader applies each power where it belongs, and a reading's version says so
+    cells = [cell_image(_text_image("880"))]
+    sure = read_cells(cells, ReaderSettings(use_second=False))[0]
+    cooled = read_cells(cells, ReaderSettings(use_second=False, nets_power=0.5))[0]
+    assert cooled.best == sure.best == 880 and cooled.candidates[0][1] < sure.candidates[0][1]
+    assert read_cells(cells, ReaderSettings(use_second=False, combined_power=0.5))[0].candidates == sure.candidates
+    from ocr.ensemble import _version
+
+    assert "power0.5-1" in _version(["a"], None, None, ReaderSettings(nets_power=0.5))
+    assert "power" not in _version(["a"], None, None, ReaderSettings())
 
 
 def test_crop_on_patterned_paper_with_an_underline_becomes_a_clean_cell():
@@ -155,13 +245,13 @@ def test_second_reader_can_be_switched_off(monkeypatch):
 
 @needs_model
 def test_version_names_the_second_reader():
-    from ocr.cellnet import default_net
+    from ocr.ensemble import default_net
     from ocr.read import reader_version
 
     net = default_net()
     assert reader_version(net, None) == net.version
-    from ocr.cellnet import PREPARE_MARK
-    from ocr.cellnet import reader_version as default_version
+    from ocr.ensemble import PREPARE_MARK
+    from ocr.ensemble import reader_version as default_version
 
     v = reader_version(net, LineReader.load(MODEL_PATH))
     assert "+second-" in v and v.endswith("+" + PREPARE_MARK) and "mix" in v
