@@ -140,6 +140,12 @@ class GeometrySettings:
     paper_noise: float = 2.0
     photo_grid_step: int = 8  # canvas pixels between the samples of the straightening map
 
+    # --- a tie's deals written below deal 30 (ocr/table/extra.py) ---
+    extra_max_rows: int = 12  # rows looked at below the table (a tie goes on two deals at a time)
+    extra_inset: float = 0.15  # each cell's crop less this share of its size on every side
+    extra_ink_share: float = 0.015  # a cell holds writing when this share of it is ink ...
+    extra_ink_height: float = 0.3  # ... spread over this share of its height (not a stray line)
+
 
 # ---------------------------------------------------------------------------------------------
 

@@ -24,6 +24,7 @@ from ocr.data import CellImage, InputError, Missing, StraightPage, Table
 from ocr.printed import read_header, read_printed
 from ocr.settings import GeometrySettings
 from ocr.table.common import DEALS, NOT_FOUND, Blob, inner
+from ocr.table.extra import extra_rows
 from ocr.table.fields import field_texts, text_fields
 from ocr.table.headers import column_order, headers_read, name_rows, other_headers
 from ocr.table.lattice import columns_look_like_the_form, lattice_rows, structural_labels
@@ -49,6 +50,11 @@ def find_table(straight: StraightPage, settings: GeometrySettings | None = None)
 
     Raises InputError (and nothing else) when the page shows no summary score table."""
     settings = settings or GeometrySettings()
+    return extra_rows(_find_either(straight, settings), settings)
+
+
+def _find_either(straight: StraightPage, settings: GeometrySettings) -> Table:
+    """The table found on ``straight`` or on its other straightening path (see find_table)."""
     try:
         table = _find_table_once(straight, settings)
     except InputError:

@@ -1,10 +1,5 @@
-"""A tie's extra deals written on the first sheet, below deal 30: a gap of the table reader today.
-
-ocr/table names the deal rows from the printed deal numbers 1-30 (``name_rows``) and reads the
-ruled rows only, so deals 31, 32 written by hand under the table are not read.  Until it reads
-them, a tie is settled from a second sheet of the match (tests/competition/test_results.py and the
-end-to-end test); this test says what is missing and turns green when the geometry has it.
-"""
+"""A tie's extra deals written on the first sheet, below deal 30 (ocr/table/extra.py), are read
+and counted: the rows, their cumulatives and the sheet's totals."""
 
 from __future__ import annotations
 
@@ -19,11 +14,10 @@ from ocr.form import FormStyle, render_form
 from ocr.pipeline import read_file
 from samples.competition import jpeg, tie_content
 from samples.fill import Pen, fill_form
+from scoring.reconcile import reconcile
 
 
 @pytest.mark.slow
-@pytest.mark.xfail(strict=True, reason="ocr/table reads the ruled rows named by the printed deal "
-                   "numbers 1-30 only: deals 31, 32 written below deal 30 are not read (issue 36)")
 def test_deals_31_and_32_written_below_deal_30_are_read():
     style = replace(FormStyle(dpi=200), margins_mm=(12.0, 12.0, 12.0, 30.0))  # room below
     grey, geom = render_form(style)
@@ -50,3 +44,20 @@ def test_deals_31_and_32_written_below_deal_30_are_read():
     assert outcome.error is None
     deals = [r.deal for r in outcome.reading.rows]
     assert deals[-2:] == [31, 32]
+    sheet = reconcile(outcome.reading)
+    got = {r.deal: tuple(r.values[k] for k in ("ns", "ew", "cum_ns", "cum_ew")) for r in sheet.rows}
+    tied = content.rows[-1]["cum_ns"]
+    assert got[31] == (0, 60, tied, tied + 60)
+    assert got[32] == (400, 0, tied + 400, tied + 60)
+    assert (sheet.totals["ns"], sheet.totals["ew"]) == (tied + 400, tied + 60)
+
+
+def test_nothing_below_deal_30_adds_no_row():
+    grey, geom = render_form(replace(FormStyle(dpi=200), margins_mm=(12.0, 12.0, 12.0, 30.0)))
+    page = cv2.cvtColor(grey, cv2.COLOR_GRAY2BGR)
+    rng = random.Random(4)
+    content, _ = tie_content(rng, "classic")
+    fill_form(page, geom, content, [Pen("typed", "black", rng, 200 / 25.4)], 99, "dash",
+              np.random.default_rng(4))
+    outcome = next(iter(read_file(None, data=jpeg(page), name="plain.jpg")))
+    assert [r.deal for r in outcome.reading.rows][-1] == 30
