@@ -125,3 +125,16 @@ def test_a_last_column_the_lattice_lost_is_put_beside_the_other_five():
     right = np.array([[quads[("15", "cum_ew")][1]]], np.float64)
     on_canvas = cv2.perspectiveTransform(right, np.linalg.inv(straight.to_original))[0, 0]
     assert abs(on_canvas[0] - xs[-1]) < 0.25 * (xs[-1] - xs[-2])
+
+
+@pytest.mark.parametrize("seed", [6029, 6004])
+def test_a_low_resolution_photos_lattice_is_sought_again_on_it_enlarged(seed):
+    """A 3-D scene (samples/photo3d.py) of ~1.3 MP with the sheet far off (~2.4 px/mm): its ~1 px
+    faint rulings break at every threshold and the lattice holds too few cells to name the rows;
+    on the photo enlarged twice they close their cells and the table is found, every cell right."""
+    from samples.photo3d import render_photo3d
+
+    img, truth = render_photo3d(seed)
+    page = Page(f"photo3d-{seed}", 0, img)
+    assert cells_right(_table(page), truth) == ""
+    assert _fails(page, truth, GeometrySettings(photo_upsample=1))
