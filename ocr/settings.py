@@ -117,7 +117,9 @@ class GeometrySettings:
     # a lattice of fewer cells than grid_enough_cells is sought again on the photo enlarged this
     photo_upsample: int = 2
     #   many times (cubic): a ~1 px faint ruling at ~2.4 px/mm then closes its cells
-    photo_upsample_long: int = 4000  # ... when the enlarged copy's long side is at most this
+    # ... when the enlarged copy's long side is at most this: phone photos up to ~2.5 MP (1900 px
+    photo_upsample_long: int = 3800
+    #   long); a scan (2300+ px, or shrunk to photo_analysis_long) has pixels enough, keeps its time
     dewarp_ransac_px: float = 3.0  # a crossing further than this from the homography is an outlier
     # a curl's quadratic is fitted when the lattice spans this many rows
     dewarp_quadratic_rows: int = 12

@@ -138,3 +138,26 @@ def test_a_low_resolution_photos_lattice_is_sought_again_on_it_enlarged(seed):
     page = Page(f"photo3d-{seed}", 0, img)
     assert cells_right(_table(page), truth) == ""
     assert _fails(page, truth, GeometrySettings(photo_upsample=1))
+
+
+def test_a_scan_sized_picture_is_not_enlarged(monkeypatch):
+    """A picture with pixels enough (a scan 2300 px long, here a page without a table, which the
+    scan path hands to the photo path to try) is sought once, not again enlarged: scans keep their time."""
+    import ocr.dewarp as dewarp
+
+    sizes = []
+    analyse = dewarp._analyse
+
+    def counted(ana, settings):
+        sizes.append(max(ana.shape[:2]))
+        return analyse(ana, settings)
+
+    monkeypatch.setattr(dewarp, "_analyse", counted)
+    blank = np.full((2300, 1650, 3), 250, np.uint8)
+    cv2.putText(blank, "notes, no table", (200, 600), cv2.FONT_HERSHEY_SIMPLEX, 3, (40, 40, 40), 5)
+    assert dewarp.straighten_photo(Page("blank", 0, blank)) is None
+    assert sizes == [2000]
+    small = cv2.resize(blank, (825, 1150), interpolation=cv2.INTER_AREA)  # ~1 MP: sought again, enlarged
+    sizes.clear()
+    assert dewarp.straighten_photo(Page("small", 0, small)) is None
+    assert sizes == [1150, 2300]
