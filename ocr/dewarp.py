@@ -256,15 +256,31 @@ def second_grid(grey: np.ndarray, level: int, model: TableModel, grid: TableGrid
     return TableGrid(back, found.count, found.widths, found.cells, found.found)
 
 
+def _analyse(ana: np.ndarray, settings: GeometrySettings) -> tuple[np.ndarray, np.ndarray, TableGrid | None, int]:
+    """The light on ``ana``, its light-flattened grey, and pass one's lattice and level on it."""
+    kernel = max(9, round(max(ana.shape[:2]) * settings.light_kernel_share))
+    light = background(ana, kernel)
+    grey = flatten_light(ana, kernel, light)
+    grid, level = first_grid(grey, settings)
+    return light, grey, grid, level
+
+
 def straighten_photo(page: Page, settings: GeometrySettings | None = None) -> StraightPage | None:
     """The sheet of a photo straightened from its deal table's lattice, or None when no lattice of
     a table is found (the caller falls back to the paper's outline)."""
     settings = settings or GeometrySettings()
     ana, a = _shrink(page.image, settings.photo_analysis_long)
-    kernel = max(9, round(max(ana.shape[:2]) * settings.light_kernel_share))
-    light = background(ana, kernel)
-    grey = flatten_light(ana, kernel, light)
-    grid, level = first_grid(grey, settings)
+    light, grey, grid, level = _analyse(ana, settings)
+    f = settings.photo_upsample
+    if ((grid is None or grid.cells < settings.grid_enough_cells) and f > 1
+            and max(ana.shape[:2]) * f <= settings.photo_upsample_long):
+        # too few cells: a low-resolution photo's rulings (~1 px, faint, under the JPEG's noise)
+        # break at the threshold; interpolated to twice the size, they stay whole and close cells
+        up = cv2.resize(ana, None, fx=f, fy=f, interpolation=cv2.INTER_CUBIC)
+        again = _analyse(up, settings)
+        if again[2] is not None and (grid is None or again[2].cells > grid.cells):
+            ana, a = up, a * f
+            light, grey, grid, level = again
     if grid is None:
         return None
     model = fit_model(grid, settings)

@@ -114,6 +114,12 @@ class GeometrySettings:
     # ... or whose rim is this colourful (HSV saturation): a table top
     photo_rim_saturation: float = 40.0
     photo_analysis_long: int = 2000  # larger photos are shrunk to this long side to be analysed
+    # a lattice of fewer cells than grid_enough_cells is sought again on the photo enlarged this
+    photo_upsample: int = 2
+    #   many times (cubic): a ~1 px faint ruling at ~2.4 px/mm then closes its cells
+    # ... when the enlarged copy's long side is at most this: phone photos up to ~2.5 MP (1900 px
+    photo_upsample_long: int = 3800
+    #   long); a scan (2300+ px, or shrunk to photo_analysis_long) has pixels enough, keeps its time
     dewarp_ransac_px: float = 3.0  # a crossing further than this from the homography is an outlier
     # a curl's quadratic is fitted when the lattice spans this many rows
     dewarp_quadratic_rows: int = 12

@@ -125,3 +125,39 @@ def test_a_last_column_the_lattice_lost_is_put_beside_the_other_five():
     right = np.array([[quads[("15", "cum_ew")][1]]], np.float64)
     on_canvas = cv2.perspectiveTransform(right, np.linalg.inv(straight.to_original))[0, 0]
     assert abs(on_canvas[0] - xs[-1]) < 0.25 * (xs[-1] - xs[-2])
+
+
+@pytest.mark.parametrize("seed", [6029, 6004])
+def test_a_low_resolution_photos_lattice_is_sought_again_on_it_enlarged(seed):
+    """A 3-D scene (samples/photo3d.py) of ~1.3 MP with the sheet far off (~2.4 px/mm): its ~1 px
+    faint rulings break at every threshold and the lattice holds too few cells to name the rows;
+    on the photo enlarged twice they close their cells and the table is found, every cell right."""
+    from samples.photo3d import render_photo3d
+
+    img, truth = render_photo3d(seed)
+    page = Page(f"photo3d-{seed}", 0, img)
+    assert cells_right(_table(page), truth) == ""
+    assert _fails(page, truth, GeometrySettings(photo_upsample=1))
+
+
+def test_a_scan_sized_picture_is_not_enlarged(monkeypatch):
+    """A picture with pixels enough (a scan 2300 px long, here a page without a table, which the
+    scan path hands to the photo path to try) is sought once, not again enlarged: scans keep their time."""
+    import ocr.dewarp as dewarp
+
+    sizes = []
+    analyse = dewarp._analyse
+
+    def counted(ana, settings):
+        sizes.append(max(ana.shape[:2]))
+        return analyse(ana, settings)
+
+    monkeypatch.setattr(dewarp, "_analyse", counted)
+    blank = np.full((2300, 1650, 3), 250, np.uint8)
+    cv2.putText(blank, "notes, no table", (200, 600), cv2.FONT_HERSHEY_SIMPLEX, 3, (40, 40, 40), 5)
+    assert dewarp.straighten_photo(Page("blank", 0, blank)) is None
+    assert sizes == [2000]
+    small = cv2.resize(blank, (825, 1150), interpolation=cv2.INTER_AREA)  # ~1 MP: sought again, enlarged
+    sizes.clear()
+    assert dewarp.straighten_photo(Page("small", 0, small)) is None
+    assert sizes == [1150, 2300]
