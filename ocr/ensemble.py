@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
+import cv2
 import numpy as np
 
 from ocr.cellnet import CellNet, default_paths
@@ -181,7 +182,12 @@ def second_crop(cut: Cut, settings: ReaderSettings = DEFAULT) -> np.ndarray:
     white, the cell's own resolution) from its rows and columns, with paper around it."""
     grey = (255.0 * (1.0 - cut.ink)).astype(np.uint8)
     x1 = cut.x1 if cut.x1 > 0 else grey.shape[1]
-    return writing_crop(grey, (cut.y0, cut.y1), (cut.x0, x1), settings.second_margin)
+    crop = writing_crop(grey, (cut.y0, cut.y1), (cut.x0, x1), settings.second_margin)
+    h, w = crop.shape[:2]
+    if w > settings.second_max_aspect * h:
+        pad = int(np.ceil(w / settings.second_max_aspect)) - h
+        crop = cv2.copyMakeBorder(crop, pad // 2, pad - pad // 2, 0, 0, cv2.BORDER_CONSTANT, value=255)
+    return crop
 
 
 def combine(nets: list[tuple[str, float]], second_lp: np.ndarray, first_lp: np.ndarray,

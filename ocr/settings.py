@@ -214,6 +214,10 @@ class ReaderSettings:
     # 240 85.0 %, 320 85.2 %, 480 85.6 % exact -- cost grows with the width (one crop: ~40 ms of
     # CPU at 320, 27 at 240, 22 at 160)
     second_min_width: int = 240
+    # a crop wider than this many times its height (a smear of ink a few pixels high across the
+    # cell; ORAND's cheque amounts are at most 6.6) is padded with paper above and below to that
+    # shape: the network's cost and memory grow with the width (a 2,093-column crop held ~450 MB)
+    second_max_aspect: float = 12.0
     # crops run through the network this many at a time: a batch of 8 at 320 columns held ~100 MB
     # more memory than one of 2, for no less CPU per crop
     second_batch: int = 2

@@ -274,3 +274,20 @@ def test_winners_line_tesseract_left_unread_is_read_by_the_second_reader():
     assert with_second.winners_hint == "ew" and with_second.winners_text.replace(" ", "") == "Dunn/Grant"
     without = read_table(Table(straight=straight, cells=cells, texts=texts), settings=ReaderSettings(use_second=False))
     assert without.winners_hint is None and without.winners_text is None
+
+
+def test_a_sliver_of_ink_is_shown_no_wider_than_the_aspect_limit():
+    from ocr.ensemble import second_crop
+    from ocr.prep import Cut
+
+    ink = np.zeros((60, 900), np.float32)
+    ink[30:33, 10:890] = 1.0  # a smear three pixels high across the cell
+    s = ReaderSettings()
+    crop = second_crop(Cut(x0=0, xscale=1.0, y0=30, y1=33, ink=ink), s)
+    assert crop.shape[1] <= s.second_max_aspect * crop.shape[0] + 1
+    assert (crop < 128).sum() == 3 * 880  # the ink kept whole, paper added above and below
+    digits = np.zeros((60, 200), np.float32)
+    digits[15:45, 20:180] = 1.0
+    same = second_crop(Cut(x0=20, xscale=1.0, y0=15, y1=45, ink=digits, x1=180), s)
+    pad = round(s.second_margin * 30) + 1
+    assert same.shape == (30 + 2 * pad, 160 + 2 * pad)  # a number's crop as before
