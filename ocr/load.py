@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import functools
 import io
+import math
 import re
 import struct
 import warnings
@@ -143,13 +144,17 @@ def _decode_frames(data: bytes, source: str, fmt: str, n_frames: int,
                 if i:
                     im.seek(i)
                 bgr = _fast_decode(data, im) if n_frames == 1 else None
+                factor = 1
                 if bgr is None:
                     im.load()
-                    bgr = _upright(_to_bgr(im), _orientation(im))
+                    factor = _factor(im.size, settings.max_decoded_pixels)
+                    bgr = _upright(_to_bgr(im, factor), _orientation(im))
                 dpi = im.info.get("dpi")
         meta = {"format": fmt, "size": (bgr.shape[1], bgr.shape[0]), "frames": n_frames}
+        if factor > 1:
+            meta["shrunk"] = factor
         if dpi:
-            meta["dpi"] = float(dpi[0])
+            meta["dpi"] = float(dpi[0]) / factor
         yield Page(source=source, index=i, image=bgr, meta=meta)
         del bgr  # the caller has the page; keep no reference while it is being read
 
@@ -279,18 +284,30 @@ def _upright(bgr: np.ndarray, orientation: int) -> np.ndarray:
 STRIP_ROWS = 256  # rows converted at a time: a strip's copies are small beside the page
 
 
-def _to_bgr(im: Image.Image) -> np.ndarray:
+def _factor(size: tuple[int, int], limit: int) -> int:
+    """The whole factor shrinking a page of ``size`` to at most ``limit`` pixels (1: none)."""
+    return max(1, math.ceil(math.sqrt(size[0] * size[1] / limit)))
+
+
+def _to_bgr(im: Image.Image, factor: int = 1) -> np.ndarray:
     """Any Pillow mode as BGR uint8 (alpha composited on white), converted strip by strip into
-    the one output array (a full-size intermediate would double a large page's memory)."""
+    the one output array (a full-size intermediate would double a large page's memory), each
+    strip shrunk ``factor`` times (pixel areas averaged) on the way."""
     w, h = im.size
-    out = np.empty((h, w, 3), np.uint8)
+    ow, oh = w // factor, h // factor
+    out = np.empty((oh, ow, 3), np.uint8)
     scale = None
     if im.mode in ("I;16", "I;16B", "I;16L", "I;16N", "I", "F"):
         lo, hi = im.getextrema()
         scale = 255.0 / (float(hi) or 1.0)
-    for y0 in range(0, h, STRIP_ROWS):
-        with im.crop((0, y0, w, min(h, y0 + STRIP_ROWS))) as strip:
-            out[y0:y0 + strip.size[1]] = _strip_to_bgr(strip, scale, im.info)
+    rows = STRIP_ROWS // factor * factor
+    for y0 in range(0, oh * factor, rows):
+        with im.crop((0, y0, w, min(oh * factor, y0 + rows))) as strip:
+            bgr = _strip_to_bgr(strip, scale, im.info)
+            if factor > 1:
+                bgr = cv2.resize(bgr[:, :ow * factor], (ow, bgr.shape[0] // factor),
+                                 interpolation=cv2.INTER_AREA)
+            out[y0 // factor:y0 // factor + bgr.shape[0]] = bgr
     return out
 
 

@@ -282,6 +282,10 @@ class LoadSettings:
 
     max_pixels: int = 80_000_000  # one page: a 48 MP phone photo fits; ~240 MB as BGR at most
     max_file_pixels: int = 1_500_000_000  # all pages of a file: 200 PDF pages at the render cap fit
+    # a page decoded through Pillow (TIFF, BMP, WebP, ...) larger than this is shrunk by a whole
+    # factor strip by strip as it is converted: the reading works at ~2,000 px a side, and a
+    # full-size colour copy of an 80 MP page beside Pillow's held ~0.7 GB
+    max_decoded_pixels: int = 24_000_000
     min_side: int = 200  # pixels; a smaller image cannot hold a readable sheet
     max_pages: int = 200  # pages in one file: more than a batch should ever see in one file
     pdf_max_dpi: float = 300.0  # PDF rendering: finer adds nothing to the cells but time

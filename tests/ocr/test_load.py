@@ -196,3 +196,22 @@ def test_missing_file_and_folder(tmp_path):
         load_pages(tmp_path / "nope.png")
     with pytest.raises(InputError, match="folder"):
         load_pages(tmp_path)
+
+
+def test_a_page_over_the_decoded_limit_is_shrunk_as_it_is_converted():
+    from ocr.settings import LoadSettings
+
+    rgb = np.full((1200, 900, 3), 255, np.uint8)
+    rgb[600:, :, :] = (0, 0, 255)  # the lower half blue
+    rgb[:, 450:451] = 0  # a one-pixel black line down the middle
+    buf = io.BytesIO()
+    Image.fromarray(rgb).save(buf, format="TIFF", dpi=(600, 600))
+    small = LoadSettings(max_decoded_pixels=300_000)  # 1.08 MP -> a factor of 2
+    (page,) = load_pages("big.tif", data=buf.getvalue(), settings=small)
+    assert page.image.shape == (600, 450, 3) and page.meta["shrunk"] == 2
+    assert page.meta["dpi"] == 300.0
+    assert tuple(page.image[500, 10]) == (255, 0, 0)  # blue as BGR, the halves where they were
+    assert tuple(page.image[100, 10]) == (255, 255, 255)
+    assert page.image[:, 225].max(axis=1).min() < 160  # the line averaged, not lost
+    (full,) = load_pages("big.tif", data=buf.getvalue())
+    assert full.image.shape == (1200, 900, 3) and "shrunk" not in full.meta
