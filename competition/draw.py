@@ -14,6 +14,7 @@ import re
 from dataclasses import dataclass
 from datetime import date
 
+from competition.csvin import records
 from competition.roster import Pair, Roster
 from competition.settings import DrawSettings
 
@@ -62,22 +63,12 @@ def parse_deadline(text: str) -> str | None:
 def parse_draw(text: str, roster: Roster, source: str = "DRAW.csv") -> list[Match]:
     """The matches in ``text`` (CSV with a header row), checked against ``roster``; raises
     DrawError naming every bad line."""
-    text = text.lstrip("\ufeff")
-    rows = [r for r in csv.reader(io.StringIO(text)) if any(c.strip() for c in r)]
-    if not rows:
-        raise DrawError(f"{source}: empty; expected a header row {','.join(COLUMNS)}")
-    header = [h.strip().lower() for h in rows[0]]
-    missing = [c for c in COLUMNS if c not in header]
-    if missing:
-        raise DrawError(f"{source}: line 1: the header has no column {', '.join(missing)} "
-                        f"(expected {','.join(COLUMNS)})")
-    col = {c: header.index(c) for c in COLUMNS}
+    lines = records(text, COLUMNS, source, DrawError)
     errors: list[str] = []
     matches: list[Match] = []
     ids: dict[str, int] = {}
     playing: dict[tuple[int, str], str] = {}
-    for n, row in enumerate(rows[1:], start=2):
-        cell = {c: (row[i].strip() if i < len(row) else "") for c, i in col.items()}
+    for n, cell in lines:
         where = f"{source}: line {n}"
         if not cell["round"].isdigit() or int(cell["round"]) < 1:
             errors.append(f"{where}: round {cell['round']!r} must be a whole number from 1")

@@ -13,6 +13,8 @@ import io
 import re
 from dataclasses import dataclass, field
 
+from competition.csvin import records
+
 COLUMNS = ("pair", "names", "grade", "emails", "area")
 GRADES = ("Jnr", "Int", "Open")
 # The seed's recognition: a Junior pair is Jnr/Jnr, an Intermediate pair Int/Jnr or Int/Int.
@@ -98,23 +100,12 @@ def _grade(text: str) -> str | None:
 
 def parse_pairs(text: str, source: str = "PAIRS.csv") -> Roster:
     """The roster in ``text`` (CSV with a header row); raises RosterError naming every bad line."""
-    text = text.lstrip("\ufeff")
-    rows = list(csv.reader(io.StringIO(text)))
-    rows = [r for r in rows if any(c.strip() for c in r)]
-    if not rows:
-        raise RosterError(f"{source}: empty; expected a header row {','.join(COLUMNS)} and a line per pair")
-    header = [h.strip().lower() for h in rows[0]]
-    missing = [c for c in COLUMNS if c not in header]
-    if missing:
-        raise RosterError(f"{source}: line 1: the header has no column {', '.join(missing)} "
-                          f"(expected {','.join(COLUMNS)})")
-    col = {c: header.index(c) for c in COLUMNS}
+    lines = records(text, COLUMNS, source, RosterError, " and a line per pair")
     errors: list[str] = []
     pairs: list[Pair] = []
     seen_ids: dict[str, int] = {}
     seen_emails: dict[str, str] = {}
-    for n, row in enumerate(rows[1:], start=2):
-        cell = {c: (row[i].strip() if i < len(row) else "") for c, i in col.items()}
+    for n, cell in lines:
         where = f"{source}: line {n}"
         pid = cell["pair"]
         if not _PAIR_ID.match(pid):
