@@ -123,6 +123,15 @@ def sheet_args(description: str, out: str) -> argparse.ArgumentParser:
     return ap
 
 
+def save_cells(out: str | Path, images: list, labels: list, kinds: list, seeds: list) -> Path:
+    """Training cells as train_cellnet reads them: one .npz of images, labels, kinds and seeds."""
+    out = Path(out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    np.savez_compressed(out, images=np.stack(images), labels=np.array(labels), kinds=np.array(kinds),
+                        seeds=np.array(seeds, np.int64))
+    return out
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = sheet_args(__doc__.splitlines()[0], "train/_data/cells.npz")
     ap.add_argument("--hand", default=None, choices=HANDS, help="write every sheet in this hand (default: drawn per sheet)")
@@ -135,10 +144,7 @@ def main(argv: list[str] | None = None) -> int:
         labels += lab
         kinds += kd
         seeds += [seed] * len(im)
-    out = Path(args.out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    np.savez_compressed(out, images=np.stack(images), labels=np.array(labels), kinds=np.array(kinds),
-                        seeds=np.array(seeds, np.int64))
+    out = save_cells(args.out, images, labels, kinds, seeds)
     print(f"wrote {len(images)} cells from {args.count} sheets to {out} in {time.time() - t0:.0f}s")
     return 0
 

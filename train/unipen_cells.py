@@ -21,11 +21,11 @@ import argparse
 import time
 from collections import defaultdict
 from multiprocessing import Pool
-from pathlib import Path
 
 import cv2
 import numpy as np
 
+from train.make_cells import save_cells
 from train.unipen import Digit, compose, load, split_writers
 
 BENCH_PART = 0  # bench/bench_cells.py's writers: never rendered here
@@ -255,10 +255,7 @@ def main(argv: list[str] | None = None) -> int:
             kinds.append(kind)
             if k % 20000 == 0:
                 print(f"{k} cells, {time.time() - t0:.0f}s", flush=True)
-    out = Path(args.out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    np.savez_compressed(out, images=np.stack(images), labels=np.array(labels), kinds=np.array(kinds),
-                        seeds=np.array(seeds, np.int64))
+    out = save_cells(args.out, images, labels, kinds, seeds)
     print(f"wrote {len(images)} cells to {out} in {time.time() - t0:.0f}s")
     return 0
 
