@@ -26,20 +26,22 @@ def extra_rows(table: Table, settings: GeometrySettings) -> Table:
         return table
     pitch = last[3].box[1] - above.box[1]
     bottom = max(c.box[1] + c.box[3] for c in table.cells if c.row in (str(DEALS), "total"))
-    grey = paper_grey(table.straight.image)
-    h = grey.shape[0]
     # the first written row below: under the Total row when the form prints one
     shift = pitch * (2 if table.has_total_row else 1)
     if pitch <= 0 or bottom > last[0].box[1] + shift + pitch:
         return table
+    image = table.straight.image
+    first = _moved(last, shift)
+    # most sheets have nothing below: looked at in the darkest channel, never lighter than
+    # paper_grey's, so no writing there is none after it either and the page needs no pass
+    if not _inside(first, image.shape) or not all(
+            _written(_darkest(image, first[key]), settings) for key in ("cum_ns", "cum_ew")):
+        return table
+    grey = paper_grey(image)
     added: list[CellImage] = []
     for k in range(settings.extra_max_rows):
-        dy = shift + k * pitch
-        boxes = {c.key: (c.box[0], c.box[1] + dy, c.box[2], c.box[3]) for c in last}
-        if max(y + bh for _, y, _, bh in boxes.values()) > h or max(
-                x + bw for x, _, bw, _ in boxes.values()) > grey.shape[1]:
-            break
-        if min(x for x, _, _, _ in boxes.values()) < 0 or _ruled(grey, boxes):
+        boxes = _moved(last, shift + k * pitch)
+        if not _inside(boxes, grey.shape) or _ruled(grey, boxes):
             break
         crops = {key: _clean(grey, box) for key, box in boxes.items()}
         if not (_written(crops["cum_ns"], settings) and _written(crops["cum_ew"], settings)):
@@ -54,6 +56,24 @@ def extra_rows(table: Table, settings: GeometrySettings) -> Table:
     cells[at:at] = added
     table.cells = cells
     return table
+
+
+def _moved(cells: list[CellImage], dy: int) -> dict[str, tuple[int, int, int, int]]:
+    """The boxes of ``cells`` moved ``dy`` pixels down, by column."""
+    return {c.key: (c.box[0], c.box[1] + dy, c.box[2], c.box[3]) for c in cells}
+
+
+def _inside(boxes: dict[str, tuple[int, int, int, int]], shape: tuple[int, ...]) -> bool:
+    """Whether every box lies wholly on an image of ``shape``."""
+    return all(x >= 0 and y >= 0 and x + w <= shape[1] and y + h <= shape[0]
+               for x, y, w, h in boxes.values())
+
+
+def _darkest(image: np.ndarray, box: tuple[int, int, int, int]) -> np.ndarray:
+    """The crop of ``box``, each pixel its darkest channel."""
+    x, y, w, h = box
+    crop = image[y:y + h, x:x + w]
+    return crop.min(axis=2) if crop.ndim == 3 else crop
 
 
 def _ruled(grey: np.ndarray, boxes: dict[str, tuple[int, int, int, int]]) -> bool:
