@@ -5,6 +5,10 @@ from __future__ import annotations
 
 import csv
 import io
+import re
+
+# a pair's or a match's id: what a file name, a URL and a QR code carry safely
+ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,31}$")
 
 
 def records(text: str, columns: tuple[str, ...], source: str, error: type[Exception],

@@ -10,17 +10,15 @@ from __future__ import annotations
 import csv
 import io
 import random
-import re
 from dataclasses import dataclass
 from datetime import date
 
-from competition.csvin import records
+from competition.csvin import ID, records
 from competition.roster import Pair, Roster
 from competition.settings import DrawSettings
 
 COLUMNS = ("round", "match", "pair_a", "pair_b", "deadline")
 DRAW = DrawSettings()
-_MATCH_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,31}$")
 
 
 class DrawError(ValueError):
@@ -75,7 +73,7 @@ def parse_draw(text: str, roster: Roster, source: str = "DRAW.csv") -> list[Matc
             continue
         rnd = int(cell["round"])
         mid = cell["match"]
-        if not _MATCH_ID.match(mid):
+        if not ID.match(mid):
             errors.append(f"{where}: match id {mid!r} must be 1-32 letters, digits, '_', '.' or '-'")
             continue
         if mid in ids:

@@ -13,14 +13,13 @@ import io
 import re
 from dataclasses import dataclass, field
 
-from competition.csvin import records
+from competition.csvin import ID, records
 
 COLUMNS = ("pair", "names", "grade", "emails", "area")
 GRADES = ("Jnr", "Int", "Open")
 # The seed's recognition: a Junior pair is Jnr/Jnr, an Intermediate pair Int/Jnr or Int/Int.
 CATEGORIES = ("Junior", "Intermediate", "Open")
 _EMAIL = re.compile(r"^[^@\s<>(),;:\"]+@[^@\s<>(),;:\"]+\.[^@\s<>(),;:\"]+$")
-_PAIR_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,31}$")
 SEPARATORS = re.compile(r"\s*(?:/|&|\+|\band\b|,)\s*", re.IGNORECASE)
 
 
@@ -108,7 +107,7 @@ def parse_pairs(text: str, source: str = "PAIRS.csv") -> Roster:
     for n, cell in lines:
         where = f"{source}: line {n}"
         pid = cell["pair"]
-        if not _PAIR_ID.match(pid):
+        if not ID.match(pid):
             errors.append(f"{where}: pair id {pid!r} must be 1-32 letters, digits, '_', '.' or '-'")
             continue
         if pid in seen_ids:

@@ -187,3 +187,13 @@ def simple_reconciler(reading: SheetReading, rules=None) -> ReconciledSheet:
                            names=dict(reading.names), winners=winners, flags=flags, review=review,
                            explanations={r.deal: [{"text": f"deal {r.deal} scored"}]
                                          for r in reading.rows})
+
+
+def alive(pid: int) -> bool:
+    """Whether process ``pid`` runs (a zombie waiting for a reaper that never comes in a container
+    counts as gone)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return stat.rsplit(")", 1)[1].split()[0] not in ("Z", "X")

@@ -36,7 +36,7 @@ from batch.inputs import ScanInput, collect_inputs
 from batch.ledger import LEDGER_NAME, Ledger, ReviewChange
 from batch.runner import BatchOptions, run_batch
 from tests.batch.cluster_support import hold_reader, lost_once, path_reader
-from tests.support import SCANS, consistent_rows, fake_reader, sheet_bytes, simple_reconciler
+from tests.support import SCANS, alive, consistent_rows, fake_reader, sheet_bytes, simple_reconciler
 
 ROOT = Path(__file__).resolve().parents[2]
 GOOD = consistent_rows([(0, 370), (120, 0), (0, 60), (530, 0), (0, 0), (90, 100)])
@@ -394,9 +394,9 @@ def test_sigterm_stops_a_cluster_batch_like_ctrl_c_and_its_workers_end(tmp_path)
             proc.kill()
     assert proc.returncode == 130 and text.startswith("interrupted: 1 sheets read")
     deadline = time.monotonic() + 10
-    while time.monotonic() < deadline and [p for p in workers if _alive(p)]:
+    while time.monotonic() < deadline and [p for p in workers if alive(p)]:
         time.sleep(0.1)
-    assert [p for p in workers if _alive(p)] == []
+    assert [p for p in workers if alive(p)] == []
     with Ledger(out / LEDGER_NAME) as ledger:
         assert ledger.counts()["sheets"] == 1
 
@@ -437,11 +437,3 @@ def _children(pid: int) -> list[int]:
         except OSError:
             pass
     return out
-
-
-def _alive(pid: int) -> bool:
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return False
-    return stat.rsplit(")", 1)[1].split()[0] not in ("Z", "X")

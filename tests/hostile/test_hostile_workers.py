@@ -14,7 +14,7 @@ from pathlib import Path
 from batch.inputs import collect_inputs
 from batch.ledger import LEDGER_NAME, Ledger
 from batch.runner import BatchOptions, run_batch
-from tests.support import consistent_rows, fake_reader, sheet_bytes, simple_reconciler
+from tests.support import alive, consistent_rows, fake_reader, sheet_bytes, simple_reconciler
 
 ROOT = Path(__file__).resolve().parents[2]
 GOOD = consistent_rows([(0, 370), (120, 0)])
@@ -26,15 +26,6 @@ def _children(pid: int) -> list[int]:
     except OSError:
         return []
     return [int(p) for p in text.split()]
-
-
-def _alive(pid: int) -> bool:
-    """Running (a zombie waiting for a reaper that never comes in a container counts as gone)."""
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return False
-    return stat.rsplit(")", 1)[1].split()[0] not in ("Z", "X")
 
 
 def _start_batch(tmp_path: Path) -> tuple[subprocess.Popen, list[int]]:
@@ -71,9 +62,9 @@ def _start_batch(tmp_path: Path) -> tuple[subprocess.Popen, list[int]]:
 
 def _gone_within(pids: list[int], seconds: float) -> list[int]:
     deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline and any(_alive(p) for p in pids):
+    while time.monotonic() < deadline and any(alive(p) for p in pids):
         time.sleep(0.1)
-    return [p for p in pids if _alive(p)]
+    return [p for p in pids if alive(p)]
 
 
 def test_workers_die_when_the_batch_is_killed_with_sigkill(tmp_path):
@@ -86,7 +77,7 @@ def test_workers_die_when_the_batch_is_killed_with_sigkill(tmp_path):
             pass
     finally:
         for pid in workers:
-            if _alive(pid):
+            if alive(pid):
                 os.kill(pid, signal.SIGKILL)
 
 
@@ -99,7 +90,7 @@ def test_sigterm_stops_the_batch_like_ctrl_c_keeping_finished_sheets(tmp_path):
         assert _gone_within(workers, 10) == []
     finally:
         for pid in workers:
-            if _alive(pid):
+            if alive(pid):
                 os.kill(pid, signal.SIGKILL)
     with Ledger(tmp_path / "out" / LEDGER_NAME) as led:
         assert led.counts()["sheets"] == 1
@@ -190,5 +181,5 @@ def test_the_lifeline_watchdog_alone_ends_a_worker_whose_parent_died(tmp_path):
     try:
         assert _gone_within([child], 10) == []
     finally:
-        if _alive(child):
+        if alive(child):
             os.kill(child, signal.SIGKILL)
