@@ -46,6 +46,7 @@ class GeometrySettings:
     # a lattice row's cells stop this share of a row height short of its rulings
     lattice_inset: float = 0.05
     outside_margin_px: float = 1.0  # a cell this far over the picture's edge is still in it
+    cell_min_px: int = 4  # a cell the picture's edge leaves fewer pixels either way is not cut
 
     # --- cells the light washed out (ocr/table/missing.py) ---
     # a cell whose rulings keep less than this share of the table's contrast ...

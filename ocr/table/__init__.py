@@ -208,6 +208,14 @@ def _find_table(straight: StraightPage, src: str, settings: GeometrySettings) ->
     # picture's edge cuts are named outside it below)
     rows, labels = extend_rows(rows, labels, span if lattice is None else (0, h))
     total, header, (x0, y0, x1, y1) = extent(blobs, rows, total)
+    wider = (max(0, x0 - 2 * margin[1]), max(0, y0 - 2 * margin[1]),
+             min(w, x1 + 2 * margin[1]), min(h, y1 + 2 * margin[1]))
+    if wider[0] < rx0 or wider[1] < ry0 or wider[2] > rx1 or wider[3] > ry1:
+        # rows placed past the ones found ruled (by their pitch): the rulings are removed over them
+        # too, or their cells would be cut by the cleaned region's edge (short, or of no height)
+        rx0, ry0, rx1, ry1 = min(rx0, wider[0]), min(ry0, wider[1]), max(rx1, wider[2]), max(ry1, wider[3])
+        region = (rx0, ry0, rx1 - rx0, ry1 - ry0)
+        clean = clean_region(grey, zone, region, band)
     if straight.verify and (found_rows < len(rows) or len(rows) < DEALS):
         # a photo straightened by one homography whose rulings were found only in part (a shadow's
         # edge, glare): the rows put in between or beyond them by their pitch may be off; the
@@ -218,6 +226,10 @@ def _find_table(straight: StraightPage, src: str, settings: GeometrySettings) ->
     deals_out, deals_lost = outside_rows(straight, rows, labels, pitch, settings)
     faded = faded_cells(straight, grey, rows, labels, order, settings) if straight.grid is not None else {}
     faded.update({(str(d), key): Missing.OUTSIDE for d in deals_out for key in order})
+    # a cell the picture's edge leaves (nearly) no room for is never cut: it is named unreadable
+    faded.update({(label, key): Missing.UNREADABLE for row, label in zip(rows, labels, strict=True)
+                  for key, b in zip(order, row[1:], strict=True)
+                  if (label, key) not in faded and _too_small(b, margin, region, settings)})
     missing = group({k: v for k, v in faded.items() if v != Missing.OUTSIDE}, deals_out,
                     deals_lost if lattice is not None else [])
 
@@ -249,6 +261,17 @@ def _cell(crop, blob: Blob, key: str, row: str, margin: tuple[int, int],
     x1, y1 = min(rx + rw, blob.x1 + mx), min(ry + rh, blob.y1 + my)
     box = (x0, y0, x1 - x0, y1 - y0)
     return CellImage(key=key, row=row, image=crop(box).copy(), quad=box_quad(box, straight), box=box)
+
+
+def _too_small(blob: Blob, margin: tuple[int, int], region: tuple[int, int, int, int],
+               settings: GeometrySettings) -> bool:
+    """Whether :func:`_cell`'s box for ``blob`` would be under GeometrySettings.cell_min_px
+    either way (its row placed beyond the picture's edge)."""
+    rx, ry, rw, rh = region
+    mx, my = margin
+    w = min(rx + rw, blob.x1 + mx) - max(rx, blob.x0 - mx)
+    h = min(ry + rh, blob.y1 + my) - max(ry, blob.y0 - my)
+    return min(w, h) < settings.cell_min_px
 
 
 def _shrunk(box: tuple[int, int, int, int], by: int) -> tuple[int, int, int, int]:

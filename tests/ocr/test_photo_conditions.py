@@ -161,3 +161,30 @@ def test_a_scan_sized_picture_is_not_enlarged(monkeypatch):
     sizes.clear()
     assert dewarp.straighten_photo(Page("small", 0, small)) is None
     assert sizes == [1150, 2300]
+
+
+def test_rows_placed_past_the_lattice_are_cut_whole_never_of_no_height():
+    """A 3-D scene (seed 7021) sought without enlarging: the lattice holds rows 1-28 and rows 29-30
+    are placed by their pitch below it.  Their cells lie past the region cleaned of rulings around
+    the rows found, and were cut by its edge: row 28 short, rows 29-30 of negative height.  Now the
+    region covers every row placed, and no cell is ever cut with no room."""
+    from samples.photo3d import render_photo3d
+
+    img, truth = render_photo3d(7021)
+    settings = GeometrySettings(photo_upsample=1)
+    table = _table(Page("photo3d-7021", 0, img), settings)
+    heights = [c.box[3] for c in table.cells if c.deal]
+    assert min(heights) > 0.8 * float(np.median(heights))
+    assert min(c.box[2] for c in table.cells) > 0
+    assert cells_right(table, truth) == ""
+
+
+def test_a_cell_the_pictures_edge_leaves_no_room_for_is_not_cut():
+    from ocr.table import _too_small
+    from ocr.table.common import Blob
+
+    region, margin, settings = (0, 0, 400, 300), (3, 3), GeometrySettings()
+    assert not _too_small(Blob(10, 250, 90, 290), margin, region, settings)
+    assert _too_small(Blob(10, 305, 90, 345), margin, region, settings)  # below the picture
+    assert _too_small(Blob(10, 302, 90, 340), margin, region, settings)  # one pixel row in it
+
