@@ -121,6 +121,9 @@ class GeometrySettings:
     # ... when the enlarged copy's long side is at most this: phone photos up to ~2.5 MP (1900 px
     photo_upsample_long: int = 3800
     #   long); a scan (2300+ px, or shrunk to photo_analysis_long) has pixels enough, keeps its time
+    # a photo lattice's last column narrower than this share of its score columns is a part of one
+    #   (the cumulative E/W is ~1.1 times a score column's width; a part cut at its writing, ~0.45)
+    photo_part_column: float = 0.6
     dewarp_ransac_px: float = 3.0  # a crossing further than this from the homography is an outlier
     # a curl's quadratic is fitted when the lattice spans this many rows
     dewarp_quadratic_rows: int = 12

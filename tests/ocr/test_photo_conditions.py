@@ -188,3 +188,16 @@ def test_a_cell_the_pictures_edge_leaves_no_room_for_is_not_cut():
     assert _too_small(Blob(10, 305, 90, 345), margin, region, settings)  # below the picture
     assert _too_small(Blob(10, 302, 90, 340), margin, region, settings)  # one pixel row in it
 
+
+
+def test_a_last_column_far_narrower_than_a_score_column_is_placed_again_as_the_form_has_it():
+    """A dim 3-D scene (seed 8017): pass two's rough image ended inside the cumulative E/W column,
+    whose edge closed its cells -- a last column half a score column wide, which made the lattice
+    unlike the form, and the rows went unnamed (no table).  It is placed again beside the other
+    five, as wide as a score column, and every cell is cut right."""
+    from samples.photo3d import render_photo3d
+
+    img, truth = render_photo3d(8017)
+    assert cells_right(_table(Page("photo3d-8017", 0, img)), truth) == ""
+    assert _fails(Page("photo3d-8017", 0, img), truth, GeometrySettings(photo_part_column=0.0))
+
