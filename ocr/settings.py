@@ -45,6 +45,14 @@ class GeometrySettings:
     #   table's shape is the form's (a blurred photo's print reads poorly; 1/3 otherwise)
     # a lattice row's cells stop this share of a row height short of its rulings
     lattice_inset: float = 0.05
+    # a first row of score cells alone is deal 1 (not the header's split row) when the score
+    #   columns' middle rulings dip on this share of the row above's pixel rows (the Score and
+    #   Cumulative titles over the split row cross them on a third at most)
+    header_ruled_share: float = 0.8
+    # ... looked for this many row heights either side of the ruling (its dip), and around it (the
+    #   paper's level), the row's top and bottom this far inside its rulings
+    header_ruling_reach: tuple[float, float, float] = (0.12, 0.4, 0.15)
+    header_ruling_min: float = 8.0  # a ruling dipping less than this many grey levels tells nothing
     outside_margin_px: float = 1.0  # a cell this far over the picture's edge is still in it
     cell_min_px: int = 4  # a cell the picture's edge leaves fewer pixels either way is not cut
 

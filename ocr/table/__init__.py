@@ -27,7 +27,12 @@ from ocr.table.common import DEALS, NOT_FOUND, Blob, inner
 from ocr.table.extra import extra_rows
 from ocr.table.fields import field_texts, text_fields
 from ocr.table.headers import column_order, headers_read, name_rows, other_headers
-from ocr.table.lattice import columns_look_like_the_form, lattice_rows, structural_labels
+from ocr.table.lattice import (
+    columns_look_like_the_form,
+    lattice_rows,
+    ruled_above,
+    structural_labels,
+)
 from ocr.table.missing import drop, faded_cells, group, outside_rows
 from ocr.table.rows import (
     extend_rows,
@@ -175,7 +180,7 @@ def _find_table(straight: StraightPage, src: str, settings: GeometrySettings) ->
     labels = name_rows(printed.labels)
     # a blurred photo's print reads poorly: on a table shaped like the form (a photo's lattice)
     # fewer agreeing numbers name the rows, or the table's shape does (its header row, its Total)
-    structural = structural_labels(lattice) if shaped else None
+    structural = structural_labels(lattice, lambda i: ruled_above(grey, lattice, i, settings)) if shaped else None
     evidence = labels is not None or structural is not None  # for the headers, below
     if labels is None and shaped:
         labels = name_rows(printed.labels, settings.lattice_vote_share) or structural

@@ -3,9 +3,12 @@ cells at known places, named by the table's own structure when the printed numbe
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 
 from ocr.data import TableRulings
+from ocr.settings import GeometrySettings
 from ocr.table.common import DEALS, N_COLS, Blob, Row
 
 
@@ -22,13 +25,19 @@ def lattice_rows(rulings: TableRulings, inset: float) -> list[Row]:
     return rows
 
 
-def structural_labels(rulings: TableRulings) -> list[str | None] | None:
+def structural_labels(rulings: TableRulings,
+                      ruled_above: Callable[[int], bool] | None = None) -> list[str | None] | None:
     """Deal numbers of the lattice's rows from the table's shape alone, or None when it does not
     show it: under Score and Cumulative the header's N/S and E/W row is ruled into four cells where
     the deal-number and dealer columns have one cell two rows high (which the lattice does not
     hold), and so is the wide printing's Total row under deal 30 (its label spans both columns).
     Such a row at the top comes before deal 1; at the bottom, after deal 30.  Exactly thirty
-    consecutive rows that look like deal rows, and no other, are deals 1-30."""
+    consecutive rows that look like deal rows, and no other, are deals 1-30.
+
+    A first row of score cells alone may also be deal 1 with its label cells lost (a large dealer
+    letter over their rulings): ``ruled_above(i)`` says the score columns' middle rulings run
+    through the row above row ``i``, which over the header's split row they do not (the Score and
+    Cumulative titles span both columns); such a row is a deal row."""
     found = rulings.found
     n = found.shape[0]
     if found.shape[1] != N_COLS or n < 3:
@@ -40,7 +49,8 @@ def structural_labels(rulings: TableRulings) -> list[str | None] | None:
     def full(i: int) -> bool:  # a deal row: its number's or its dealer's cell, and more
         return (found[i, 0] or found[i, 1]) and found[i].sum() >= 4
 
-    first = next((i for i in range(min(3, n - 1)) if split(i) and full(i + 1)), None)
+    deal = {i for i in range(min(3, n - 1)) if split(i) and ruled_above is not None and ruled_above(i)}
+    first = next((i for i in range(min(3, n - 1)) if split(i) and i not in deal and full(i + 1)), None)
     if first is not None:
         return [str(i - first) if 1 <= i - first <= DEALS else None for i in range(n)]
     last = next((i for i in range(n - 1, max(0, n - 3), -1) if split(i) and full(i - 1)), None)
@@ -48,7 +58,7 @@ def structural_labels(rulings: TableRulings) -> list[str | None] | None:
         return [str(DEALS - (last - 1 - i)) if 1 <= DEALS - (last - 1 - i) <= DEALS else None for i in range(n)]
     # exactly thirty deal-like rows in one run (a label cell and two more), and no other: the
     # thirty deals (the header and Total rows linked in part, or not at all)
-    like = [bool(found[i, 0] or found[i, 1]) and found[i].sum() >= 3 for i in range(n)]
+    like = [(bool(found[i, 0] or found[i, 1]) and found[i].sum() >= 3) or i in deal for i in range(n)]
     if sum(like) == DEALS:
         start = like.index(True)
         if all(like[start:start + DEALS]):
@@ -61,3 +71,36 @@ def columns_look_like_the_form(rulings: TableRulings) -> bool:
     narrower than each of the four score columns."""
     w = np.diff(rulings.xs)
     return len(w) == N_COLS and max(w[0], w[1]) < min(w[2:])
+
+
+def ruled_above(grey: np.ndarray, rulings: TableRulings, i: int, settings: GeometrySettings) -> bool:
+    """Whether the rulings between the two Score columns and between the two Cumulative columns run
+    through the row above lattice row ``i`` on ``grey`` (the straightened sheet, paper light): on
+    GeometrySettings.header_ruled_share of its pixel rows or more, a dip at least half as deep as
+    the ruling's own dip beside row ``i``'s cells."""
+    xs, ys = rulings.xs, rulings.ys
+    if len(xs) != N_COLS + 1 or i + 1 >= len(ys):
+        return False
+    pitch = float(np.median(np.diff(ys)))
+    near, wide, inset = (f * pitch for f in settings.header_ruling_reach)
+    h, w = grey.shape[:2]
+
+    def dips(top: float, bottom: float, x: float) -> np.ndarray:
+        a, b = max(0, round(top + inset)), min(h, round(bottom - inset))
+        n0, n1 = max(0, round(x - near)), min(w, round(x + near) + 1)
+        w0, w1 = max(0, round(x - wide)), min(w, round(x + wide) + 1)
+        if b <= a or n1 <= n0 or w1 <= w0:
+            return np.zeros(0)
+        g = grey[a:b].astype(np.float32)
+        return np.median(g[:, w0:w1], axis=1) - g[:, n0:n1].min(axis=1)
+
+    above = ys[i] - pitch if i == 0 else ys[i - 1]
+    for x in (xs[3], xs[5]):
+        own = dips(ys[i], ys[i + 1], x)
+        there = dips(above, ys[i], x)
+        if not own.size or not there.size:
+            return False
+        ref = float(np.median(own))
+        if ref < settings.header_ruling_min or float((there >= 0.5 * ref).mean()) < settings.header_ruled_share:
+            return False
+    return True

@@ -201,3 +201,16 @@ def test_a_last_column_far_narrower_than_a_score_column_is_placed_again_as_the_f
     assert cells_right(_table(Page("photo3d-8017", 0, img)), truth) == ""
     assert _fails(Page("photo3d-8017", 0, img), truth, GeometrySettings(photo_part_column=0.0))
 
+
+def test_deal_1_without_its_label_cells_is_not_taken_for_the_header(monkeypatch):
+    """A 3-D scene (seed 8007) whose lattice lost deal 1's deal-number and dealer cells: its first
+    row, score cells alone, was named the header's split row and every row came out one deal off.
+    The score columns' middle rulings run through the row above it: it is deal 1."""
+    import ocr.table as table_mod
+    from samples.photo3d import render_photo3d
+
+    img, truth = render_photo3d(8007)
+    page = Page("photo3d-8007", 0, img)
+    assert cells_right(_table(page), truth) == ""
+    monkeypatch.setattr(table_mod, "ruled_above", lambda *a: False)
+    assert "wrong place" in cells_right(_table(page), truth)

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import cv2
 import numpy as np
 
 from ocr.data import TableRulings
-from ocr.table.lattice import structural_labels
+from ocr.settings import GeometrySettings
+from ocr.table.lattice import ruled_above, structural_labels
 
 
 def _rulings(found: np.ndarray) -> TableRulings:
@@ -33,3 +35,38 @@ def test_thirty_deal_rows_under_a_header_row_linked_in_part_are_named():
     assert structural_labels(_rulings(found)) == [None] + [str(d) for d in range(1, 31)]
     found[0, 2:4] = True  # the header row looks like a deal row too: which thirty?
     assert structural_labels(_rulings(found)) is None
+
+
+def _printed_table(pitch: float = 40.0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """A grey sheet with the form's header (the Score and Cumulative titles' row, the N/S E/W split
+    row) over 30 deal rows: the middle rulings of the score columns start at the split row.  Its
+    column rulings' x and its row rulings' y (the titles' row first)."""
+    xs = 40 + np.concatenate([[0.0], np.cumsum((1.3, 1.9, 3.1, 3.1, 3.4, 3.4))]) * pitch
+    ys = 60 + np.arange(33) * pitch
+    img = np.full((int(ys[-1]) + 60, int(xs[-1]) + 40), 235, np.uint8)
+    for y in ys:
+        cv2.line(img, (int(xs[0]), int(y)), (int(xs[-1]), int(y)), 60, 2)
+    for j, x in enumerate(xs):
+        top = ys[1] if j in (3, 5) else ys[0]
+        cv2.line(img, (int(x), int(top)), (int(x), int(ys[-1])), 60, 2)
+    cv2.putText(img, "Score", (int(xs[3]) - 30, int(ys[0]) + 27), cv2.FONT_HERSHEY_SIMPLEX, 0.6, 60, 1)
+    return img, xs, ys
+
+
+def test_a_first_row_of_score_cells_under_split_rulings_is_deal_1_not_the_header():
+    """Deal 1's label cells lost (a dealer letter over their rulings): the lattice's first row holds
+    score cells alone, like the header's split row.  Over the split row the Score title spans both
+    columns; over deal 1 the split row's middle rulings run: that row is deal 1."""
+    img, xs, ys = _printed_table()
+    found = np.ones((30, 6), bool)
+    found[0, :2] = False
+    settings = GeometrySettings()
+    from_split = TableRulings(xs, ys[1:31], found)  # the split row, deals 1-29
+    from_deal1 = TableRulings(xs, ys[2:32], found)  # deals 1-30, deal 1's labels lost
+    assert not ruled_above(img, from_split, 0, settings)
+    assert ruled_above(img, from_deal1, 0, settings)
+    no = structural_labels(from_split, lambda i: ruled_above(img, from_split, i, settings))
+    assert no == [None] + [str(d) for d in range(1, 30)]
+    yes = structural_labels(from_deal1, lambda i: ruled_above(img, from_deal1, i, settings))
+    assert yes == [str(d) for d in range(1, 31)]
+    assert structural_labels(from_deal1) == [None] + [str(d) for d in range(1, 30)]  # as before
