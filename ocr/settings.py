@@ -49,10 +49,12 @@ class GeometrySettings:
     #   columns' middle rulings dip on this share of the row above's pixel rows (the Score and
     #   Cumulative titles over the split row cross them on a third at most)
     header_ruled_share: float = 0.8
-    # ... looked for this many row heights either side of the ruling (its dip), and around it (the
-    #   paper's level), the row's top and bottom this far inside its rulings
-    header_ruling_reach: tuple[float, float, float] = (0.12, 0.4, 0.15)
+    # ... a row height's share either side of where the lattice puts it: beside the lattice's row
+    #   (its dip), above it (the canvas drifts past the lattice), around it (the paper's level); the
+    #   row's top and bottom this far inside its rulings
+    header_ruling_reach: tuple[float, float, float, float] = (0.12, 0.3, 0.5, 0.15)
     header_ruling_min: float = 8.0  # a ruling dipping less than this many grey levels tells nothing
+    header_ruling_faint: float = 0.25  # ... or than this share of the ruling beside the row's cells
     outside_margin_px: float = 1.0  # a cell this far over the picture's edge is still in it
     cell_min_px: int = 4  # a cell the picture's edge leaves fewer pixels either way is not cut
 

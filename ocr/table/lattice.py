@@ -26,7 +26,7 @@ def lattice_rows(rulings: TableRulings, inset: float) -> list[Row]:
 
 
 def structural_labels(rulings: TableRulings,
-                      ruled_above: Callable[[int], bool] | None = None) -> list[str | None] | None:
+                      ruled_above: Callable[[int], bool | None] | None = None) -> list[str | None] | None:
     """Deal numbers of the lattice's rows from the table's shape alone, or None when it does not
     show it: under Score and Cumulative the header's N/S and E/W row is ruled into four cells where
     the deal-number and dealer columns have one cell two rows high (which the lattice does not
@@ -34,10 +34,11 @@ def structural_labels(rulings: TableRulings,
     Such a row at the top comes before deal 1; at the bottom, after deal 30.  Exactly thirty
     consecutive rows that look like deal rows, and no other, are deals 1-30.
 
-    A first row of score cells alone may also be deal 1 with its label cells lost (a large dealer
-    letter over their rulings): ``ruled_above(i)`` says the score columns' middle rulings run
-    through the row above row ``i``, which over the header's split row they do not (the Score and
-    Cumulative titles span both columns); such a row is a deal row."""
+    ``ruled_above(i)`` says whether the score columns' middle rulings run through the row above
+    row ``i``: over the header's split row they do not (the Score and Cumulative titles span both
+    columns), over a deal row they do.  A first row of score cells alone with them through the row
+    above is a deal row whose label cells were lost (a large dealer letter over their rulings), not
+    the header's split row; it is still taken for it when nothing else names the rows."""
     found = rulings.found
     n = found.shape[0]
     if found.shape[1] != N_COLS or n < 3:
@@ -49,7 +50,7 @@ def structural_labels(rulings: TableRulings,
     def full(i: int) -> bool:  # a deal row: its number's or its dealer's cell, and more
         return (found[i, 0] or found[i, 1]) and found[i].sum() >= 4
 
-    deal = {i for i in range(min(3, n - 1)) if split(i) and ruled_above is not None and ruled_above(i)}
+    deal = {i for i in range(min(3, n - 1)) if split(i) and ruled_above is not None and ruled_above(i) is True}
     first = next((i for i in range(min(3, n - 1)) if split(i) and i not in deal and full(i + 1)), None)
     if first is not None:
         return [str(i - first) if 1 <= i - first <= DEALS else None for i in range(n)]
@@ -63,6 +64,13 @@ def structural_labels(rulings: TableRulings,
         start = like.index(True)
         if all(like[start:start + DEALS]):
             return [str(i - start + 1) if start <= i < start + DEALS else None for i in range(n)]
+    # thirty rows, the first a deal row (split rulings above it), the last with a label cell (not a
+    # Total row): deals 1-30, however many of their cells the glare or the writing merged
+    if n == DEALS and 0 in deal and (found[-1, 0] or found[-1, 1]):
+        return [str(i + 1) for i in range(n)]
+    first = next((i for i in range(min(3, n - 1)) if split(i) and full(i + 1)), None)
+    if first is not None:
+        return [str(i - first) if 1 <= i - first <= DEALS else None for i in range(n)]
     return None
 
 
@@ -73,34 +81,41 @@ def columns_look_like_the_form(rulings: TableRulings) -> bool:
     return len(w) == N_COLS and max(w[0], w[1]) < min(w[2:])
 
 
-def ruled_above(grey: np.ndarray, rulings: TableRulings, i: int, settings: GeometrySettings) -> bool:
+def ruled_above(grey: np.ndarray, rulings: TableRulings, i: int, settings: GeometrySettings) -> bool | None:
     """Whether the rulings between the two Score columns and between the two Cumulative columns run
-    through the row above lattice row ``i`` on ``grey`` (the straightened sheet, paper light): on
-    GeometrySettings.header_ruled_share of its pixel rows or more, a dip at least half as deep as
-    the ruling's own dip beside row ``i``'s cells."""
+    through the row above lattice row ``i`` on ``grey`` (the straightened sheet, paper light; above
+    the lattice, a row height).  Near where the lattice puts them (the canvas may drift beyond the
+    lattice), each pixel row's dip under the paper: a ruling dips on nearly
+    every pixel row (GeometrySettings.header_ruled_share of them at least half as deep as the
+    band's deepest tenth), a title over it on a few.  True: both run through; False: something
+    there, not both rulings; None: next to nothing there (glare, the paper's edge) to tell."""
     xs, ys = rulings.xs, rulings.ys
     if len(xs) != N_COLS + 1 or i + 1 >= len(ys):
-        return False
+        return None
     pitch = float(np.median(np.diff(ys)))
-    near, wide, inset = (f * pitch for f in settings.header_ruling_reach)
+    near, search, wide, inset = (f * pitch for f in settings.header_ruling_reach)
     h, w = grey.shape[:2]
 
-    def dips(top: float, bottom: float, x: float) -> np.ndarray:
+    def dips(top: float, bottom: float, x: float, half: float) -> np.ndarray:
+        """Each pixel row's deepest dip under the paper's level (its median across 2 x ``wide``)
+        within ``half`` of ``x``."""
         a, b = max(0, round(top + inset)), min(h, round(bottom - inset))
-        n0, n1 = max(0, round(x - near)), min(w, round(x + near) + 1)
+        n0, n1 = max(0, round(x - half)), min(w, round(x + half) + 1)
         w0, w1 = max(0, round(x - wide)), min(w, round(x + wide) + 1)
         if b <= a or n1 <= n0 or w1 <= w0:
             return np.zeros(0)
         g = grey[a:b].astype(np.float32)
         return np.median(g[:, w0:w1], axis=1) - g[:, n0:n1].min(axis=1)
 
-    above = ys[i] - pitch if i == 0 else ys[i - 1]
+    top, bottom = (ys[i - 1] if i else ys[0] - pitch), ys[i]
+    ruled = True
     for x in (xs[3], xs[5]):
-        own = dips(ys[i], ys[i + 1], x)
-        there = dips(above, ys[i], x)
+        own = dips(ys[i], ys[i + 1], x, near)
+        there = dips(top, bottom, x, search)
         if not own.size or not there.size:
-            return False
-        ref = float(np.median(own))
-        if ref < settings.header_ruling_min or float((there >= 0.5 * ref).mean()) < settings.header_ruled_share:
-            return False
-    return True
+            return None
+        deep = float(np.percentile(there, 90))
+        if deep < max(settings.header_ruling_min, settings.header_ruling_faint * float(np.median(own))):
+            return None
+        ruled &= float((there >= 0.5 * deep).mean()) >= settings.header_ruled_share
+    return ruled

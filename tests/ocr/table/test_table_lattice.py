@@ -70,3 +70,20 @@ def test_a_first_row_of_score_cells_under_split_rulings_is_deal_1_not_the_header
     yes = structural_labels(from_deal1, lambda i: ruled_above(img, from_deal1, i, settings))
     assert yes == [str(d) for d in range(1, 31)]
     assert structural_labels(from_deal1) == [None] + [str(d) for d in range(1, 30)]  # as before
+
+
+def test_thirty_rows_from_a_deal_row_to_a_labelled_one_are_deals_1_to_30():
+    """Glare over the table's top left: the first rows hold their cumulative cells alone.  The first
+    row is a deal row (the split row's middle rulings run above it) and the thirtieth has its label
+    cell (no Total row): the thirty rows are deals 1-30."""
+    img, xs, ys = _printed_table()
+    found = np.ones((30, 6), bool)
+    found[:4, :4] = False
+    settings = GeometrySettings()
+    lattice = TableRulings(xs, ys[2:33], found)
+    assert structural_labels(lattice, lambda i: ruled_above(img, lattice, i, settings)) == [
+        str(d) for d in range(1, 31)]
+    assert structural_labels(lattice) is None  # the first row may be the header's split row
+    shifted = TableRulings(xs, ys[1:32], found)  # the split row and deals 1-29: not named so
+    assert structural_labels(shifted, lambda i: ruled_above(img, shifted, i, settings)) is None
+
