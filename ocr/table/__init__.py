@@ -20,7 +20,7 @@ import numpy as np
 
 from ocr import tess
 from ocr.cells import box_quad, clean_region, paper_grey
-from ocr.data import CellImage, InputError, Missing, StraightPage, Table
+from ocr.data import CellImage, InputError, Missing, StraightPage, Table, TableRulings
 from ocr.printed import read_header, read_printed
 from ocr.settings import GeometrySettings
 from ocr.table.common import DEALS, NOT_FOUND, Blob, inner
@@ -29,11 +29,12 @@ from ocr.table.fields import field_texts, text_fields
 from ocr.table.headers import column_order, headers_read, name_rows, other_headers
 from ocr.table.lattice import (
     columns_look_like_the_form,
+    ends_below,
     lattice_rows,
     ruled_above,
     structural_labels,
 )
-from ocr.table.missing import drop, faded_cells, group, outside_rows
+from ocr.table.missing import drop, faded_cells, glare_mask, group, outside_rows, straight_inside
 from ocr.table.rows import (
     extend_rows,
     extent,
@@ -180,7 +181,8 @@ def _find_table(straight: StraightPage, src: str, settings: GeometrySettings) ->
     labels = name_rows(printed.labels)
     # a blurred photo's print reads poorly: on a table shaped like the form (a photo's lattice)
     # fewer agreeing numbers name the rows, or the table's shape does (its header row, its Total)
-    structural = structural_labels(lattice, lambda i: ruled_above(grey, lattice, i, settings)) if shaped else None
+    structural = structural_labels(lattice, lambda i: ruled_above(grey, lattice, i, settings),
+                                   lambda i: _bare_below(straight, grey, lattice, i, settings)) if shaped else None
     evidence = labels is not None or structural is not None  # for the headers, below
     if labels is None and shaped:
         labels = name_rows(printed.labels, settings.lattice_vote_share) or structural
@@ -266,6 +268,22 @@ def _cell(crop, blob: Blob, key: str, row: str, margin: tuple[int, int],
     x1, y1 = min(rx + rw, blob.x1 + mx), min(ry + rh, blob.y1 + my)
     box = (x0, y0, x1 - x0, y1 - y0)
     return CellImage(key=key, row=row, image=crop(box).copy(), quad=box_quad(box, straight), box=box)
+
+
+def _bare_below(straight: StraightPage, grey: np.ndarray, lattice: TableRulings, i: int,
+                settings: GeometrySettings) -> bool:
+    """Whether the table ends under lattice row ``i`` (lattice.ends_below), told only where the row
+    under it lies inside the picture and out of the glare (either leaves bare paper too)."""
+    xs, ys = lattice.xs, lattice.ys
+    pitch = float(np.median(np.diff(ys)))
+    x0, x1, y0, y1 = xs[0], xs[-1], ys[i + 1], ys[i + 1] + pitch
+    h, w = straight.page.image.shape[:2]
+    if not straight_inside(straight, straight.to_page([[x0, y0], [x1, y0], [x1, y1], [x0, y1]]), w, h, settings):
+        return False
+    bright = glare_mask(straight, settings)
+    if bright is not None and bright[max(0, round(y0)):round(y1), max(0, round(x0)):round(x1)].any():
+        return False
+    return ends_below(grey, lattice, i, settings)
 
 
 def _too_small(blob: Blob, margin: tuple[int, int], region: tuple[int, int, int, int],

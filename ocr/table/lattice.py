@@ -25,8 +25,8 @@ def lattice_rows(rulings: TableRulings, inset: float) -> list[Row]:
     return rows
 
 
-def structural_labels(rulings: TableRulings,
-                      ruled_above: Callable[[int], bool | None] | None = None) -> list[str | None] | None:
+def structural_labels(rulings: TableRulings, ruled_above: Callable[[int], bool | None] | None = None,
+                      ends_below: Callable[[int], bool] | None = None) -> list[str | None] | None:
     """Deal numbers of the lattice's rows from the table's shape alone, or None when it does not
     show it: under Score and Cumulative the header's N/S and E/W row is ruled into four cells where
     the deal-number and dealer columns have one cell two rows high (which the lattice does not
@@ -38,7 +38,10 @@ def structural_labels(rulings: TableRulings,
     row ``i``: over the header's split row they do not (the Score and Cumulative titles span both
     columns), over a deal row they do.  A first row of score cells alone with them through the row
     above is a deal row whose label cells were lost (a large dealer letter over their rulings), not
-    the header's split row; it is still taken for it when nothing else names the rows."""
+    the header's split row; it is still taken for it when nothing else names the rows.
+    ``ends_below(i)`` says whether the table ends under row ``i`` (bare paper where its rulings would
+    run on): a last row with its label cell over the table's end is deal 30, however few of the
+    rows above the lattice holds."""
     found = rulings.found
     n = found.shape[0]
     if found.shape[1] != N_COLS or n < 3:
@@ -68,6 +71,8 @@ def structural_labels(rulings: TableRulings,
     # Total row): deals 1-30, however many of their cells the glare or the writing merged
     if n == DEALS and 0 in deal and (found[-1, 0] or found[-1, 1]):
         return [str(i + 1) for i in range(n)]
+    if ends_below is not None and (found[-1, 0] or found[-1, 1]) and ends_below(n - 1):
+        return [str(DEALS - (n - 1 - i)) if DEALS - (n - 1 - i) >= 1 else None for i in range(n)]
     first = next((i for i in range(min(3, n - 1)) if split(i) and full(i + 1)), None)
     if first is not None:
         return [str(i - first) if 1 <= i - first <= DEALS else None for i in range(n)]
@@ -84,11 +89,40 @@ def columns_look_like_the_form(rulings: TableRulings) -> bool:
 def ruled_above(grey: np.ndarray, rulings: TableRulings, i: int, settings: GeometrySettings) -> bool | None:
     """Whether the rulings between the two Score columns and between the two Cumulative columns run
     through the row above lattice row ``i`` on ``grey`` (the straightened sheet, paper light; above
-    the lattice, a row height).  Near where the lattice puts them (the canvas may drift beyond the
-    lattice), each pixel row's dip under the paper: a ruling dips on nearly
-    every pixel row (GeometrySettings.header_ruled_share of them at least half as deep as the
-    band's deepest tenth), a title over it on a few.  True: both run through; False: something
-    there, not both rulings; None: next to nothing there (glare, the paper's edge) to tell."""
+    the lattice, a row height): True, False (something there, not both rulings), or None (next to
+    nothing there to tell: glare, the paper's edge).  See :func:`_through`."""
+    pitch = float(np.median(np.diff(rulings.ys)))
+    top = rulings.ys[i - 1] if i else rulings.ys[0] - pitch
+    return {"ruled": True, "marked": False}.get(_through(grey, rulings, i, top, rulings.ys[i], settings))
+
+
+def ends_below(grey: np.ndarray, rulings: TableRulings, i: int, settings: GeometrySettings) -> bool:
+    """Whether the deal rows end under lattice row ``i``: the row under it is bare paper where the
+    rulings between the dealer column and the four score columns would run (the classic printing's
+    frame ends), or has them and not the ruling between the deal-number and dealer columns (the
+    wide printing's Total row, its label across both).  The caller makes sure the place is in the picture and out of the glare.
+    See :func:`_through`."""
+    ys = rulings.ys
+    if i + 1 >= len(ys):
+        return False
+    pitch = float(np.median(np.diff(ys)))
+    bottom = ys[i + 2] if i + 2 < len(ys) else ys[i + 1] + pitch
+    middle = _through(grey, rulings, i, ys[i + 1], bottom, settings, cols=(2, 3, 4))
+    if middle == "ruled":
+        return _through(grey, rulings, i, ys[i + 1], bottom, settings, cols=(1,)) in ("marked", "blank")
+    return middle == "blank"
+
+
+def _through(grey: np.ndarray, rulings: TableRulings, i: int, top: float, bottom: float,
+             settings: GeometrySettings, cols: tuple[int, ...] = (3, 5)) -> str | None:
+    """What the band ``top``-``bottom`` of ``grey`` shows where lattice row ``i``'s column rulings
+    ``cols`` (by default the middle ones of the Score and the Cumulative columns) would run on:
+    near where the lattice puts them (the
+    canvas may drift beyond the lattice), each pixel row's dip under the paper.  "ruled": both dip
+    on nearly every pixel row (GeometrySettings.header_ruled_share of them at least half as deep as
+    the band's deepest tenth); "marked": something there, not every ruling (a title over them dips
+    on a few pixel rows); "blank": next to no dip (under GeometrySettings.header_ruling_faint of the
+    rulings' beside row ``i``); None: nothing to compare with."""
     xs, ys = rulings.xs, rulings.ys
     if len(xs) != N_COLS + 1 or i + 1 >= len(ys):
         return None
@@ -107,15 +141,19 @@ def ruled_above(grey: np.ndarray, rulings: TableRulings, i: int, settings: Geome
         g = grey[a:b].astype(np.float32)
         return np.median(g[:, w0:w1], axis=1) - g[:, n0:n1].min(axis=1)
 
-    top, bottom = (ys[i - 1] if i else ys[0] - pitch), ys[i]
-    ruled = True
-    for x in (xs[3], xs[5]):
+    states = []
+    for x in xs[list(cols)]:
         own = dips(ys[i], ys[i + 1], x, near)
         there = dips(top, bottom, x, search)
-        if not own.size or not there.size:
+        ref = float(np.median(own)) if own.size else 0.0
+        if not there.size or ref < settings.header_ruling_min:
             return None
         deep = float(np.percentile(there, 90))
-        if deep < max(settings.header_ruling_min, settings.header_ruling_faint * float(np.median(own))):
-            return None
-        ruled &= float((there >= 0.5 * deep).mean()) >= settings.header_ruled_share
-    return ruled
+        if deep < max(settings.header_ruling_min, settings.header_ruling_faint * ref):
+            states.append("blank")
+        else:
+            states.append("ruled" if float((there >= 0.5 * deep).mean()) >= settings.header_ruled_share
+                          else "marked")
+    if len(set(states)) == 1:
+        return states[0]
+    return "marked"
