@@ -34,7 +34,7 @@ from ocr.table.lattice import (
     ruled_above,
     structural_labels,
 )
-from ocr.table.missing import drop, faded_cells, glare_mask, group, outside_rows, straight_inside
+from ocr.table.missing import drop, faded_cells, group, outside_rows, straight_inside
 from ocr.table.rows import (
     extend_rows,
     extent,
@@ -277,11 +277,19 @@ def _bare_below(straight: StraightPage, grey: np.ndarray, lattice: TableRulings,
     xs, ys = lattice.xs, lattice.ys
     pitch = float(np.median(np.diff(ys)))
     x0, x1, y0, y1 = xs[0], xs[-1], ys[i + 1], ys[i + 1] + pitch
-    h, w = straight.page.image.shape[:2]
-    if not straight_inside(straight, straight.to_page([[x0, y0], [x1, y0], [x1, y1], [x0, y1]]), w, h, settings):
+    page = straight.page.image
+    h, w = page.shape[:2]
+    quad = straight.to_page([[x0, y0], [x1, y0], [x1, y1], [x0, y1]])
+    if not straight_inside(straight, quad, w, h, settings):
         return False
-    bright = glare_mask(straight, settings)
-    if bright is not None and bright[max(0, round(y0)):round(y1), max(0, round(x0)):round(x1)].any():
+    # glare: a burnt-out photo pixel (every channel at GeometrySettings.glare_level) in that row
+    bx, by, bw, bh = cv2.boundingRect(np.round(quad).astype(np.int32))
+    bx, by = max(0, bx), max(0, by)
+    crop = page[by:by + bh, bx:bx + bw]
+    burnt = (crop.min(axis=2) if crop.ndim == 3 else crop) >= settings.glare_level
+    inside = np.zeros(burnt.shape, np.uint8)
+    cv2.fillPoly(inside, [np.round(quad - (bx, by)).astype(np.int32)], 1)
+    if (burnt & (inside > 0)).any():
         return False
     return ends_below(grey, lattice, i, settings)
 

@@ -67,7 +67,7 @@ def faded_cells(straight: StraightPage, grey: np.ndarray, rows: list[Row], label
     if typical < settings.faded_min_contrast:
         return {}
     out = {}
-    bright = glare_mask(straight, settings)
+    bright = _glare_mask(straight, settings)
     for r, (row, label) in enumerate(zip(rows, labels, strict=True)):
         for c, (b, key) in enumerate(zip(row[1:], order, strict=True)):
             if contrast[r, c] < settings.faded_share * typical:
@@ -93,11 +93,11 @@ def _ruling_contrast(grey: np.ndarray, b: Blob) -> float:
     return sum(out) / 2
 
 
-def glare_mask(straight: StraightPage, settings: GeometrySettings) -> np.ndarray | None:
+def _glare_mask(straight: StraightPage, settings: GeometrySettings) -> np.ndarray | None:
     """On the straightened image: where the original picture is burnt out (every channel at
     least GeometrySettings.glare_level); None for a picture not straightened from a photo."""
     if straight.grid is None or straight.grid_pre is not None and straight.grid_pre[0, 0] < 0:
-        return None if straight.grid is None else _turned(glare_mask(_upright(straight), settings))
+        return None if straight.grid is None else _turned(_glare_mask(_upright(straight), settings))
     page = straight.page.image
     h, w = straight.image.shape[:2]
     g = straight.grid  # Page.image coordinates every grid_step canvas pixels
