@@ -295,6 +295,11 @@ def straighten_photo(page: Page, settings: GeometrySettings | None = None) -> St
     xs, ys = model.xs, model.ys
     found = grid.found.copy()
     w = np.diff(xs)
+    if cols == 6 and max(w[0], w[1]) < min(w[2:5]) and w[5] < settings.photo_part_column * float(np.median(w[2:5])):
+        # a last column far narrower than the score columns: the cumulative E/W's cells closed by
+        # the edge of pass two's rough image, or by a writer's stacked digits, not by its right
+        # ruling; it is dropped and placed again as the form has it (below)
+        xs, found, cols, w = xs[:-1], found[:, :-1], 5, w[:-1]
     if cols == 5 and max(w[0], w[1]) < min(w[2:]):
         # the deal-number and dealer columns and three score columns: the last one (the cumulative
         # E/W, its rulings written over or curled out of the light) was lost; it lies beside them,

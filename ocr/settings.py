@@ -45,7 +45,18 @@ class GeometrySettings:
     #   table's shape is the form's (a blurred photo's print reads poorly; 1/3 otherwise)
     # a lattice row's cells stop this share of a row height short of its rulings
     lattice_inset: float = 0.05
+    # a first row of score cells alone is deal 1 (not the header's split row) when the score
+    #   columns' middle rulings dip on this share of the row above's pixel rows (the Score and
+    #   Cumulative titles over the split row cross them on a third at most)
+    header_ruled_share: float = 0.8
+    # ... a row height's share either side of where the lattice puts it: beside the lattice's row
+    #   (its dip), above it (the canvas drifts past the lattice), around it (the paper's level); the
+    #   row's top and bottom this far inside its rulings
+    header_ruling_reach: tuple[float, float, float, float] = (0.12, 0.3, 0.5, 0.15)
+    header_ruling_min: float = 8.0  # a ruling dipping less than this many grey levels tells nothing
+    header_ruling_faint: float = 0.25  # ... or than this share of the ruling beside the row's cells
     outside_margin_px: float = 1.0  # a cell this far over the picture's edge is still in it
+    cell_min_px: int = 4  # a cell the picture's edge leaves fewer pixels either way is not cut
 
     # --- cells the light washed out (ocr/table/missing.py) ---
     # a cell whose rulings keep less than this share of the table's contrast ...
@@ -120,6 +131,9 @@ class GeometrySettings:
     # ... when the enlarged copy's long side is at most this: phone photos up to ~2.5 MP (1900 px
     photo_upsample_long: int = 3800
     #   long); a scan (2300+ px, or shrunk to photo_analysis_long) has pixels enough, keeps its time
+    # a photo lattice's last column narrower than this share of its score columns is a part of one
+    #   (the cumulative E/W is ~1.1 times a score column's width; a part cut at its writing, ~0.45)
+    photo_part_column: float = 0.6
     dewarp_ransac_px: float = 3.0  # a crossing further than this from the homography is an outlier
     # a curl's quadratic is fitted when the lattice spans this many rows
     dewarp_quadratic_rows: int = 12

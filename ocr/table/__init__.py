@@ -20,15 +20,21 @@ import numpy as np
 
 from ocr import tess
 from ocr.cells import box_quad, clean_region, paper_grey
-from ocr.data import CellImage, InputError, Missing, StraightPage, Table
+from ocr.data import CellImage, InputError, Missing, StraightPage, Table, TableRulings
 from ocr.printed import read_header, read_printed
 from ocr.settings import GeometrySettings
 from ocr.table.common import DEALS, NOT_FOUND, Blob, inner
 from ocr.table.extra import extra_rows
 from ocr.table.fields import field_texts, text_fields
 from ocr.table.headers import column_order, headers_read, name_rows, other_headers
-from ocr.table.lattice import columns_look_like_the_form, lattice_rows, structural_labels
-from ocr.table.missing import drop, faded_cells, group, outside_rows
+from ocr.table.lattice import (
+    columns_look_like_the_form,
+    ends_below,
+    lattice_rows,
+    ruled_above,
+    structural_labels,
+)
+from ocr.table.missing import drop, faded_cells, group, outside_rows, straight_inside
 from ocr.table.rows import (
     extend_rows,
     extent,
@@ -175,7 +181,8 @@ def _find_table(straight: StraightPage, src: str, settings: GeometrySettings) ->
     labels = name_rows(printed.labels)
     # a blurred photo's print reads poorly: on a table shaped like the form (a photo's lattice)
     # fewer agreeing numbers name the rows, or the table's shape does (its header row, its Total)
-    structural = structural_labels(lattice) if shaped else None
+    structural = structural_labels(lattice, lambda i: ruled_above(grey, lattice, i, settings),
+                                   lambda i: _bare_below(straight, grey, lattice, i, settings)) if shaped else None
     evidence = labels is not None or structural is not None  # for the headers, below
     if labels is None and shaped:
         labels = name_rows(printed.labels, settings.lattice_vote_share) or structural
@@ -208,6 +215,14 @@ def _find_table(straight: StraightPage, src: str, settings: GeometrySettings) ->
     # picture's edge cuts are named outside it below)
     rows, labels = extend_rows(rows, labels, span if lattice is None else (0, h))
     total, header, (x0, y0, x1, y1) = extent(blobs, rows, total)
+    wider = (max(0, x0 - 2 * margin[1]), max(0, y0 - 2 * margin[1]),
+             min(w, x1 + 2 * margin[1]), min(h, y1 + 2 * margin[1]))
+    if wider[0] < rx0 or wider[1] < ry0 or wider[2] > rx1 or wider[3] > ry1:
+        # rows placed past the ones found ruled (by their pitch): the rulings are removed over them
+        # too, or their cells would be cut by the cleaned region's edge (short, or of no height)
+        rx0, ry0, rx1, ry1 = min(rx0, wider[0]), min(ry0, wider[1]), max(rx1, wider[2]), max(ry1, wider[3])
+        region = (rx0, ry0, rx1 - rx0, ry1 - ry0)
+        clean = clean_region(grey, zone, region, band)
     if straight.verify and (found_rows < len(rows) or len(rows) < DEALS):
         # a photo straightened by one homography whose rulings were found only in part (a shadow's
         # edge, glare): the rows put in between or beyond them by their pitch may be off; the
@@ -218,6 +233,10 @@ def _find_table(straight: StraightPage, src: str, settings: GeometrySettings) ->
     deals_out, deals_lost = outside_rows(straight, rows, labels, pitch, settings)
     faded = faded_cells(straight, grey, rows, labels, order, settings) if straight.grid is not None else {}
     faded.update({(str(d), key): Missing.OUTSIDE for d in deals_out for key in order})
+    # a cell the picture's edge leaves (nearly) no room for is never cut: it is named unreadable
+    faded.update({(label, key): Missing.UNREADABLE for row, label in zip(rows, labels, strict=True)
+                  for key, b in zip(order, row[1:], strict=True)
+                  if (label, key) not in faded and _too_small(b, margin, region, settings)})
     missing = group({k: v for k, v in faded.items() if v != Missing.OUTSIDE}, deals_out,
                     deals_lost if lattice is not None else [])
 
@@ -249,6 +268,41 @@ def _cell(crop, blob: Blob, key: str, row: str, margin: tuple[int, int],
     x1, y1 = min(rx + rw, blob.x1 + mx), min(ry + rh, blob.y1 + my)
     box = (x0, y0, x1 - x0, y1 - y0)
     return CellImage(key=key, row=row, image=crop(box).copy(), quad=box_quad(box, straight), box=box)
+
+
+def _bare_below(straight: StraightPage, grey: np.ndarray, lattice: TableRulings, i: int,
+                settings: GeometrySettings) -> bool:
+    """Whether the table ends under lattice row ``i`` (lattice.ends_below), told only where the row
+    under it lies inside the picture and out of the glare (either leaves bare paper too)."""
+    xs, ys = lattice.xs, lattice.ys
+    pitch = float(np.median(np.diff(ys)))
+    x0, x1, y0, y1 = xs[0], xs[-1], ys[i + 1], ys[i + 1] + pitch
+    page = straight.page.image
+    h, w = page.shape[:2]
+    quad = straight.to_page([[x0, y0], [x1, y0], [x1, y1], [x0, y1]])
+    if not straight_inside(straight, quad, w, h, settings):
+        return False
+    # glare: a burnt-out photo pixel (every channel at GeometrySettings.glare_level) in that row
+    bx, by, bw, bh = cv2.boundingRect(np.round(quad).astype(np.int32))
+    bx, by = max(0, bx), max(0, by)
+    crop = page[by:by + bh, bx:bx + bw]
+    burnt = (crop.min(axis=2) if crop.ndim == 3 else crop) >= settings.glare_level
+    inside = np.zeros(burnt.shape, np.uint8)
+    cv2.fillPoly(inside, [np.round(quad - (bx, by)).astype(np.int32)], 1)
+    if (burnt & (inside > 0)).any():
+        return False
+    return ends_below(grey, lattice, i, settings)
+
+
+def _too_small(blob: Blob, margin: tuple[int, int], region: tuple[int, int, int, int],
+               settings: GeometrySettings) -> bool:
+    """Whether :func:`_cell`'s box for ``blob`` would be under GeometrySettings.cell_min_px
+    either way (its row placed beyond the picture's edge)."""
+    rx, ry, rw, rh = region
+    mx, my = margin
+    w = min(rx + rw, blob.x1 + mx) - max(rx, blob.x0 - mx)
+    h = min(ry + rh, blob.y1 + my) - max(ry, blob.y0 - my)
+    return min(w, h) < settings.cell_min_px
 
 
 def _shrunk(box: tuple[int, int, int, int], by: int) -> tuple[int, int, int, int]:

@@ -3,9 +3,12 @@ cells at known places, named by the table's own structure when the printed numbe
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 
 from ocr.data import TableRulings
+from ocr.settings import GeometrySettings
 from ocr.table.common import DEALS, N_COLS, Blob, Row
 
 
@@ -22,13 +25,23 @@ def lattice_rows(rulings: TableRulings, inset: float) -> list[Row]:
     return rows
 
 
-def structural_labels(rulings: TableRulings) -> list[str | None] | None:
+def structural_labels(rulings: TableRulings, ruled_above: Callable[[int], bool | None] | None = None,
+                      ends_below: Callable[[int], bool] | None = None) -> list[str | None] | None:
     """Deal numbers of the lattice's rows from the table's shape alone, or None when it does not
     show it: under Score and Cumulative the header's N/S and E/W row is ruled into four cells where
     the deal-number and dealer columns have one cell two rows high (which the lattice does not
     hold), and so is the wide printing's Total row under deal 30 (its label spans both columns).
     Such a row at the top comes before deal 1; at the bottom, after deal 30.  Exactly thirty
-    consecutive rows that look like deal rows, and no other, are deals 1-30."""
+    consecutive rows that look like deal rows, and no other, are deals 1-30.
+
+    ``ruled_above(i)`` says whether the score columns' middle rulings run through the row above
+    row ``i``: over the header's split row they do not (the Score and Cumulative titles span both
+    columns), over a deal row they do.  A first row of score cells alone with them through the row
+    above is a deal row whose label cells were lost (a large dealer letter over their rulings), not
+    the header's split row; it is still taken for it when nothing else names the rows.
+    ``ends_below(i)`` says whether the table ends under row ``i`` (bare paper where its rulings would
+    run on): a last row with its label cell over the table's end is deal 30, however few of the
+    rows above the lattice holds."""
     found = rulings.found
     n = found.shape[0]
     if found.shape[1] != N_COLS or n < 3:
@@ -40,7 +53,8 @@ def structural_labels(rulings: TableRulings) -> list[str | None] | None:
     def full(i: int) -> bool:  # a deal row: its number's or its dealer's cell, and more
         return (found[i, 0] or found[i, 1]) and found[i].sum() >= 4
 
-    first = next((i for i in range(min(3, n - 1)) if split(i) and full(i + 1)), None)
+    deal = {i for i in range(min(3, n - 1)) if split(i) and ruled_above is not None and ruled_above(i) is True}
+    first = next((i for i in range(min(3, n - 1)) if split(i) and i not in deal and full(i + 1)), None)
     if first is not None:
         return [str(i - first) if 1 <= i - first <= DEALS else None for i in range(n)]
     last = next((i for i in range(n - 1, max(0, n - 3), -1) if split(i) and full(i - 1)), None)
@@ -48,11 +62,20 @@ def structural_labels(rulings: TableRulings) -> list[str | None] | None:
         return [str(DEALS - (last - 1 - i)) if 1 <= DEALS - (last - 1 - i) <= DEALS else None for i in range(n)]
     # exactly thirty deal-like rows in one run (a label cell and two more), and no other: the
     # thirty deals (the header and Total rows linked in part, or not at all)
-    like = [bool(found[i, 0] or found[i, 1]) and found[i].sum() >= 3 for i in range(n)]
+    like = [(bool(found[i, 0] or found[i, 1]) and found[i].sum() >= 3) or i in deal for i in range(n)]
     if sum(like) == DEALS:
         start = like.index(True)
         if all(like[start:start + DEALS]):
             return [str(i - start + 1) if start <= i < start + DEALS else None for i in range(n)]
+    # thirty rows, the first a deal row (split rulings above it), the last with a label cell (not a
+    # Total row): deals 1-30, however many of their cells the glare or the writing merged
+    if n == DEALS and 0 in deal and (found[-1, 0] or found[-1, 1]):
+        return [str(i + 1) for i in range(n)]
+    if ends_below is not None and (found[-1, 0] or found[-1, 1]) and ends_below(n - 1):
+        return [str(DEALS - (n - 1 - i)) if DEALS - (n - 1 - i) >= 1 else None for i in range(n)]
+    first = next((i for i in range(min(3, n - 1)) if split(i) and full(i + 1)), None)
+    if first is not None:
+        return [str(i - first) if 1 <= i - first <= DEALS else None for i in range(n)]
     return None
 
 
@@ -61,3 +84,76 @@ def columns_look_like_the_form(rulings: TableRulings) -> bool:
     narrower than each of the four score columns."""
     w = np.diff(rulings.xs)
     return len(w) == N_COLS and max(w[0], w[1]) < min(w[2:])
+
+
+def ruled_above(grey: np.ndarray, rulings: TableRulings, i: int, settings: GeometrySettings) -> bool | None:
+    """Whether the rulings between the two Score columns and between the two Cumulative columns run
+    through the row above lattice row ``i`` on ``grey`` (the straightened sheet, paper light; above
+    the lattice, a row height): True, False (something there, not both rulings), or None (next to
+    nothing there to tell: glare, the paper's edge).  See :func:`_through`."""
+    pitch = float(np.median(np.diff(rulings.ys)))
+    top = rulings.ys[i - 1] if i else rulings.ys[0] - pitch
+    return {"ruled": True, "marked": False}.get(_through(grey, rulings, i, top, rulings.ys[i], settings))
+
+
+def ends_below(grey: np.ndarray, rulings: TableRulings, i: int, settings: GeometrySettings) -> bool:
+    """Whether the deal rows end under lattice row ``i``: the row under it is bare paper where the
+    rulings between the dealer column and the four score columns would run (the classic printing's
+    frame ends), or has them and not the ruling between the deal-number and dealer columns (the
+    wide printing's Total row, its label across both).  The caller makes sure the place is in the picture and out of the glare.
+    See :func:`_through`."""
+    ys = rulings.ys
+    if i + 1 >= len(ys):
+        return False
+    pitch = float(np.median(np.diff(ys)))
+    bottom = ys[i + 2] if i + 2 < len(ys) else ys[i + 1] + pitch
+    middle = _through(grey, rulings, i, ys[i + 1], bottom, settings, cols=(2, 3, 4))
+    if middle == "ruled":
+        return _through(grey, rulings, i, ys[i + 1], bottom, settings, cols=(1,)) in ("marked", "blank")
+    return middle == "blank"
+
+
+def _through(grey: np.ndarray, rulings: TableRulings, i: int, top: float, bottom: float,
+             settings: GeometrySettings, cols: tuple[int, ...] = (3, 5)) -> str | None:
+    """What the band ``top``-``bottom`` of ``grey`` shows where lattice row ``i``'s column rulings
+    ``cols`` (by default the middle ones of the Score and the Cumulative columns) would run on:
+    near where the lattice puts them (the
+    canvas may drift beyond the lattice), each pixel row's dip under the paper.  "ruled": both dip
+    on nearly every pixel row (GeometrySettings.header_ruled_share of them at least half as deep as
+    the band's deepest tenth); "marked": something there, not every ruling (a title over them dips
+    on a few pixel rows); "blank": next to no dip (under GeometrySettings.header_ruling_faint of the
+    rulings' beside row ``i``); None: nothing to compare with."""
+    xs, ys = rulings.xs, rulings.ys
+    if len(xs) != N_COLS + 1 or i + 1 >= len(ys):
+        return None
+    pitch = float(np.median(np.diff(ys)))
+    near, search, wide, inset = (f * pitch for f in settings.header_ruling_reach)
+    h, w = grey.shape[:2]
+
+    def dips(top: float, bottom: float, x: float, half: float) -> np.ndarray:
+        """Each pixel row's deepest dip under the paper's level (its median across 2 x ``wide``)
+        within ``half`` of ``x``."""
+        a, b = max(0, round(top + inset)), min(h, round(bottom - inset))
+        n0, n1 = max(0, round(x - half)), min(w, round(x + half) + 1)
+        w0, w1 = max(0, round(x - wide)), min(w, round(x + wide) + 1)
+        if b <= a or n1 <= n0 or w1 <= w0:
+            return np.zeros(0)
+        g = grey[a:b].astype(np.float32)
+        return np.median(g[:, w0:w1], axis=1) - g[:, n0:n1].min(axis=1)
+
+    states = []
+    for x in xs[list(cols)]:
+        own = dips(ys[i], ys[i + 1], x, near)
+        there = dips(top, bottom, x, search)
+        ref = float(np.median(own)) if own.size else 0.0
+        if not there.size or ref < settings.header_ruling_min:
+            return None
+        deep = float(np.percentile(there, 90))
+        if deep < max(settings.header_ruling_min, settings.header_ruling_faint * ref):
+            states.append("blank")
+        else:
+            states.append("ruled" if float((there >= 0.5 * deep).mean()) >= settings.header_ruled_share
+                          else "marked")
+    if len(set(states)) == 1:
+        return states[0]
+    return "marked"

@@ -161,3 +161,56 @@ def test_a_scan_sized_picture_is_not_enlarged(monkeypatch):
     sizes.clear()
     assert dewarp.straighten_photo(Page("small", 0, small)) is None
     assert sizes == [1150, 2300]
+
+
+def test_rows_placed_past_the_lattice_are_cut_whole_never_of_no_height():
+    """A 3-D scene (seed 7021) sought without enlarging: the lattice holds rows 1-28 and rows 29-30
+    are placed by their pitch below it.  Their cells lie past the region cleaned of rulings around
+    the rows found, and were cut by its edge: row 28 short, rows 29-30 of negative height.  Now the
+    region covers every row placed, and no cell is ever cut with no room."""
+    from samples.photo3d import render_photo3d
+
+    img, truth = render_photo3d(7021)
+    settings = GeometrySettings(photo_upsample=1)
+    table = _table(Page("photo3d-7021", 0, img), settings)
+    heights = [c.box[3] for c in table.cells if c.deal]
+    assert min(heights) > 0.8 * float(np.median(heights))
+    assert min(c.box[2] for c in table.cells) > 0
+    assert cells_right(table, truth) == ""
+
+
+def test_a_cell_the_pictures_edge_leaves_no_room_for_is_not_cut():
+    from ocr.table import _too_small
+    from ocr.table.common import Blob
+
+    region, margin, settings = (0, 0, 400, 300), (3, 3), GeometrySettings()
+    assert not _too_small(Blob(10, 250, 90, 290), margin, region, settings)
+    assert _too_small(Blob(10, 305, 90, 345), margin, region, settings)  # below the picture
+    assert _too_small(Blob(10, 302, 90, 340), margin, region, settings)  # one pixel row in it
+
+
+
+def test_a_last_column_far_narrower_than_a_score_column_is_placed_again_as_the_form_has_it():
+    """A dim 3-D scene (seed 8017): pass two's rough image ended inside the cumulative E/W column,
+    whose edge closed its cells -- a last column half a score column wide, which made the lattice
+    unlike the form, and the rows went unnamed (no table).  It is placed again beside the other
+    five, as wide as a score column, and every cell is cut right."""
+    from samples.photo3d import render_photo3d
+
+    img, truth = render_photo3d(8017)
+    assert cells_right(_table(Page("photo3d-8017", 0, img)), truth) == ""
+    assert _fails(Page("photo3d-8017", 0, img), truth, GeometrySettings(photo_part_column=0.0))
+
+
+def test_deal_1_without_its_label_cells_is_not_taken_for_the_header(monkeypatch):
+    """A 3-D scene (seed 8007) whose lattice lost deal 1's deal-number and dealer cells: its first
+    row, score cells alone, was named the header's split row and every row came out one deal off.
+    The score columns' middle rulings run through the row above it: it is deal 1."""
+    import ocr.table as table_mod
+    from samples.photo3d import render_photo3d
+
+    img, truth = render_photo3d(8007)
+    page = Page("photo3d-8007", 0, img)
+    assert cells_right(_table(page), truth) == ""
+    monkeypatch.setattr(table_mod, "ruled_above", lambda *a: False)
+    assert "wrong place" in cells_right(_table(page), truth)

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import cv2
 import numpy as np
+import pytest
 
 from ocr.data import TableRulings
-from ocr.table.lattice import structural_labels
+from ocr.settings import GeometrySettings
+from ocr.table.lattice import ends_below, ruled_above, structural_labels
 
 
 def _rulings(found: np.ndarray) -> TableRulings:
@@ -33,3 +36,91 @@ def test_thirty_deal_rows_under_a_header_row_linked_in_part_are_named():
     assert structural_labels(_rulings(found)) == [None] + [str(d) for d in range(1, 31)]
     found[0, 2:4] = True  # the header row looks like a deal row too: which thirty?
     assert structural_labels(_rulings(found)) is None
+
+
+def _printed_table(pitch: float = 40.0, total: bool = False) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """A grey sheet with the form's header (the Score and Cumulative titles' row, the N/S E/W split
+    row) over 30 deal rows (and with ``total`` the wide printing's Total row, its label across the
+    deal-number and dealer columns): the middle rulings of the score columns start at the split
+    row.  Its column rulings' x and its row rulings' y (the titles' row first)."""
+    xs = 40 + np.concatenate([[0.0], np.cumsum((1.3, 1.9, 3.1, 3.1, 3.4, 3.4))]) * pitch
+    ys = 60 + np.arange(34 if total else 33) * pitch
+    img = np.full((int(ys[-1]) + 120, int(xs[-1]) + 40), 235, np.uint8)
+    for y in ys:
+        cv2.line(img, (int(xs[0]), int(y)), (int(xs[-1]), int(y)), 60, 2)
+    for j, x in enumerate(xs):
+        top = ys[1] if j in (3, 5) else ys[0]
+        bottom = ys[32] if total and j == 1 else ys[-1]
+        cv2.line(img, (int(x), int(top)), (int(x), int(bottom)), 60, 2)
+    if total:
+        cv2.putText(img, "Total", (int(xs[0]) + 20, int(ys[32]) + 27), cv2.FONT_HERSHEY_SIMPLEX, 0.6, 60, 1)
+    cv2.putText(img, "Score", (int(xs[3]) - 30, int(ys[0]) + 27), cv2.FONT_HERSHEY_SIMPLEX, 0.6, 60, 1)
+    return img, xs, ys
+
+
+def test_a_first_row_of_score_cells_under_split_rulings_is_deal_1_not_the_header():
+    """Deal 1's label cells lost (a dealer letter over their rulings): the lattice's first row holds
+    score cells alone, like the header's split row.  Over the split row the Score title spans both
+    columns; over deal 1 the split row's middle rulings run: that row is deal 1."""
+    img, xs, ys = _printed_table()
+    found = np.ones((30, 6), bool)
+    found[0, :2] = False
+    settings = GeometrySettings()
+    from_split = TableRulings(xs, ys[1:31], found)  # the split row, deals 1-29
+    from_deal1 = TableRulings(xs, ys[2:32], found)  # deals 1-30, deal 1's labels lost
+    assert not ruled_above(img, from_split, 0, settings)
+    assert ruled_above(img, from_deal1, 0, settings)
+    no = structural_labels(from_split, lambda i: ruled_above(img, from_split, i, settings))
+    assert no == [None] + [str(d) for d in range(1, 30)]
+    yes = structural_labels(from_deal1, lambda i: ruled_above(img, from_deal1, i, settings))
+    assert yes == [str(d) for d in range(1, 31)]
+    assert structural_labels(from_deal1) == [None] + [str(d) for d in range(1, 30)]  # as before
+
+
+def test_thirty_rows_from_a_deal_row_to_a_labelled_one_are_deals_1_to_30():
+    """Glare over the table's top left: the first rows hold their cumulative cells alone.  The first
+    row is a deal row (the split row's middle rulings run above it) and the thirtieth has its label
+    cell (no Total row): the thirty rows are deals 1-30."""
+    img, xs, ys = _printed_table()
+    found = np.ones((30, 6), bool)
+    found[:4, :4] = False
+    settings = GeometrySettings()
+    lattice = TableRulings(xs, ys[2:33], found)
+    assert structural_labels(lattice, lambda i: ruled_above(img, lattice, i, settings)) == [
+        str(d) for d in range(1, 31)]
+    assert structural_labels(lattice) is None  # the first row may be the header's split row
+    shifted = TableRulings(xs, ys[1:32], found)  # the split row and deals 1-29: not named so
+    assert structural_labels(shifted, lambda i: ruled_above(img, shifted, i, settings)) is None
+
+
+
+def test_a_part_named_by_nothing_else_keeps_its_first_row_as_the_header():
+    """Twenty rows from deal 1, its label cells lost: its rulings say the first row is a deal row,
+    but which one only the header would tell (the lattice holds neither it nor thirty rows).  Rather
+    than no table, the first row is still taken for the header's split row."""
+    img, xs, ys = _printed_table()
+    found = np.ones((20, 6), bool)
+    found[0, :2] = False
+    settings = GeometrySettings()
+    part = TableRulings(xs, ys[2:23], found)
+    assert ruled_above(img, part, 0, settings) is True
+    assert structural_labels(part, lambda i: ruled_above(img, part, i, settings)) == [None] + [
+        str(d) for d in range(1, 20)]
+
+
+@pytest.mark.parametrize("total", [False, True])
+def test_the_last_rows_over_the_tables_end_are_named_from_deal_30(total):
+    """A lattice of the table's last twenty rows (the rows above it lost to glare or blur): under
+    its last row the table ends -- bare paper on the classic printing, the Total row (score rulings,
+    none between the deal-number and dealer columns) on the wide one: its last row is deal 30.
+    Twenty rows ending higher up, deal rows under them, are not named so."""
+    settings = GeometrySettings()
+    img, xs, ys = _printed_table(total=total)
+    part = TableRulings(xs, ys[12:33], np.ones((20, 6), bool))  # deals 11-30
+    assert ends_below(img, part, 19, settings)
+    assert structural_labels(part, lambda i: ruled_above(img, part, i, settings),
+                             lambda i: ends_below(img, part, i, settings)) == [str(d) for d in range(11, 31)]
+    higher = TableRulings(xs, ys[8:29], np.ones((20, 6), bool))  # deals 7-26
+    assert not ends_below(img, higher, 19, settings)
+    assert structural_labels(higher, lambda i: ruled_above(img, higher, i, settings),
+                             lambda i: ends_below(img, higher, i, settings)) is None
