@@ -63,11 +63,14 @@ class LineReader:
         return self._dnn[pid]
 
     def probs(self, images: list[np.ndarray], min_width: int = DEFAULT.second_min_width,
-              batch: int = DEFAULT.second_batch) -> list[np.ndarray]:
+              batch: int = DEFAULT.second_batch, keep=None) -> list[np.ndarray]:
         """Per-frame character probabilities (T_i, len(chars)) of each grey image (paper light,
         ink dark), scaled to HEIGHT rows; images of similar width run together, padded on the right
         as PaddleOCR pads a line (mid-grey, 0 after normalisation) to the widest of the batch and
-        at least ``min_width`` columns.  Each image's frames end two after its own width."""
+        at least ``min_width`` columns.  Each image's frames end two after its own width.  With
+        ``keep``, each image's frames are passed through it as soon as its batch is read, and
+        what it returns is kept instead (a cell's full frames are ~2.4 MB: kept for ~100 cells of
+        a photo, they held ~280 MB)."""
         widths = [max(1, int(math.ceil(HEIGHT * g.shape[1] / max(1, g.shape[0])))) for g in images]
         order = sorted(range(len(images)), key=lambda i: widths[i])
         out: list[np.ndarray | None] = [None] * len(images)
@@ -84,7 +87,7 @@ class LineReader:
             y = net.forward()  # (B, T, classes), already softmax-ed
             t_used = [max(1, -(-widths[i] // 8) + 2) for i in idx]  # the model's frames are 8 columns wide
             for j, i in enumerate(idx):
-                out[i] = y[j, : t_used[j]]
+                out[i] = y[j, : t_used[j]] if keep is None else keep(y[j, : t_used[j]])
         return out  # type: ignore[return-value]
 
     def mapped(self, probs: np.ndarray, alphabet: str, ignored: str = DEFAULT.second_ignored) -> np.ndarray:

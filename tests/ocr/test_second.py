@@ -313,3 +313,20 @@ def test_the_character_list_is_indexed_once_per_reader_not_per_cell():
     for _ in range(3):
         assert np.array_equal(reader.mapped(probs, ALPHABET), first)
     assert _CountedChars.walks == walks
+
+
+def test_frames_passed_through_keep_as_each_batch_is_read_hold_no_batch_output():
+    """A cell's full frames (18,710 characters each) were kept, as views into their batch's output,
+    until every cell was read: ~280 MB for a photo's ~100 cells.  With ``keep`` each image's frames
+    are reduced as soon as its batch is read, the same as reducing them afterwards."""
+    import os
+
+    reader = LineReader(("", "0", "1", "-", " "), b"", "test")
+    net = _Net(len(reader.chars))
+    reader._dnn[os.getpid()] = net
+    crops = [np.full((48, w), 255, np.uint8) for w in (60, 300, 96, 200, 48)]
+    full = reader.probs(crops, batch=2)
+    kept = reader.probs(crops, batch=2, keep=lambda p: reader.mapped(p, ALPHABET))
+    for f, k in zip(full, kept, strict=True):
+        assert np.array_equal(reader.mapped(f, ALPHABET), k)
+        assert k.base is None or k.base.shape[0] == k.shape[0]  # its own array, not a batch's view
