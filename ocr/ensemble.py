@@ -159,8 +159,12 @@ def number_strings(inputs: np.ndarray, cuts: list[Cut | None], first: list[np.nd
            and (not f or f[0][1] < settings.second_unsure)]
     if ask:
         crops = [second_crop(cuts[i], settings) for i in ask]
-        for i, probs in zip(ask, second.probs(crops, settings.second_min_width, settings.second_batch), strict=True):
-            found[i] = combine(nets[i], second.mapped(probs, ALPHABET, settings.second_ignored), first[i], settings)
+        def mapped(probs: np.ndarray) -> np.ndarray:
+            return second.mapped(probs, ALPHABET, settings.second_ignored)
+
+        for i, lp in zip(ask, second.probs(crops, settings.second_min_width, settings.second_batch, keep=mapped),
+                         strict=True):
+            found[i] = combine(nets[i], lp, first[i], settings)
     asked = set(ask)
     found = [tempered(f, settings.combined_power if i in asked else settings.nets_power) for i, f in enumerate(found)]
     return found, nets, len(ask)

@@ -65,6 +65,9 @@ class GeometrySettings:
     faded_min_contrast: float = 40.0
     glare_level: int = 250  # a photo pixel this bright in every channel is burnt out by glare ...
     glare_cover: float = 0.05  # ... and a faded cell this much burnt out is under glare
+    # a faded cell whose writing is this many grey levels darker than its paper on the photo is read
+    #   (a pen's stroke outlasts a 1-px ruling; a washed-out cell keeps < 30: samples/photo.py)
+    faded_ink_contrast: float = 40.0
 
     # --- printed text and the names/winners fields, read by Tesseract (ocr/printed.py) ---
     # deal-number crops per composite line (one: Tesseract cannot merge them)

@@ -59,7 +59,10 @@ def faded_cells(straight: StraightPage, grey: np.ndarray, rows: list[Row], label
     picture out, or the light or focus fails) the writing has faded with them.  A cell's ruling
     contrast is the darkness of its top and bottom rulings (the darkest of a band around each, on
     the light-flattened ``grey``); faded is below GeometrySettings.faded_share of the table's
-    median.  Glare, when the picture itself is brightest there; else too faint to read."""
+    median.  Glare, when the picture itself is burnt out over part of it (the part hides what is
+    written there, whatever the rest shows); else too faint to read -- unless its own writing
+    keeps GeometrySettings.faded_ink_contrast grey levels on the photo (its darkest channel, the
+    light not divided out): a 1-px printed ruling blurs away long before a pen's wider stroke."""
     if len(rows) < 4:
         return {}
     contrast = np.array([[_ruling_contrast(grey, b) for b in row[1:]] for row in rows])
@@ -67,13 +70,28 @@ def faded_cells(straight: StraightPage, grey: np.ndarray, rows: list[Row], label
     if typical < settings.faded_min_contrast:
         return {}
     out = {}
-    bright = _glare_mask(straight, settings)
+    raw = _raw_grey(straight)
+    bright = None if raw is None else raw >= settings.glare_level
     for r, (row, label) in enumerate(zip(rows, labels, strict=True)):
         for c, (b, key) in enumerate(zip(row[1:], order, strict=True)):
             if contrast[r, c] < settings.faded_share * typical:
-                glare = bright is not None and _share(bright, b) >= settings.glare_cover
-                out[(label, key)] = Missing.GLARE if glare else Missing.UNREADABLE
+                if bright is not None and _share(bright, b) >= settings.glare_cover:
+                    out[(label, key)] = Missing.GLARE
+                elif raw is None or _ink_contrast(raw, b) < settings.faded_ink_contrast:
+                    out[(label, key)] = Missing.UNREADABLE
+                # else its writing shows, out of the glare: read it
     return out
+
+
+def _ink_contrast(raw: np.ndarray, b: Blob) -> float:
+    """How far the darkest of the writing inside blob ``b`` (its 1st percentile, the rulings left
+    out by an inset) lies below the cell's paper (its median), in the photo's grey levels."""
+    dy, dx = (b.y1 - b.y0) // 5, (b.x1 - b.x0) // 10
+    region = raw[b.y0 + dy:b.y1 - dy, b.x0 + dx:b.x1 - dx]
+    if region.size == 0:
+        return 0.0
+    low, paper = np.percentile(region, (1, 50))
+    return float(paper - low)
 
 
 def _ruling_contrast(grey: np.ndarray, b: Blob) -> float:
@@ -93,16 +111,17 @@ def _ruling_contrast(grey: np.ndarray, b: Blob) -> float:
     return sum(out) / 2
 
 
-def _glare_mask(straight: StraightPage, settings: GeometrySettings) -> np.ndarray | None:
-    """On the straightened image: where the original picture is burnt out (every channel at
-    least GeometrySettings.glare_level); None for a picture not straightened from a photo."""
+def _raw_grey(straight: StraightPage) -> np.ndarray | None:
+    """On the straightened image: the original picture's darkest channel (its light not divided
+    out; 0 outside it), for the glare (every channel at least GeometrySettings.glare_level: burnt
+    out) and the writing's own contrast; None for a picture not straightened from a photo."""
     if straight.grid is None or straight.grid_pre is not None and straight.grid_pre[0, 0] < 0:
-        return None if straight.grid is None else _turned(_glare_mask(_upright(straight), settings))
+        return None if straight.grid is None else _turned(_raw_grey(_upright(straight)))
     page = straight.page.image
     h, w = straight.image.shape[:2]
     g = straight.grid  # Page.image coordinates every grid_step canvas pixels
-    burnt = (cv2.min(cv2.min(page[..., 0], page[..., 1]), page[..., 2]) >= settings.glare_level)
-    small = cv2.remap(burnt.astype(np.uint8) * 255, np.ascontiguousarray(g[..., 0]), np.ascontiguousarray(g[..., 1]),
+    darkest = cv2.min(cv2.min(page[..., 0], page[..., 1]), page[..., 2]) if page.ndim == 3 else page
+    small = cv2.remap(darkest, np.ascontiguousarray(g[..., 0]), np.ascontiguousarray(g[..., 1]),
                       cv2.INTER_NEAREST, borderMode=cv2.BORDER_CONSTANT, borderValue=0)
     m = np.float32([[1.0 / straight.grid_step, 0, 0], [0, 1.0 / straight.grid_step, 0]])
     return cv2.warpAffine(small, m, (w, h), flags=cv2.INTER_NEAREST | cv2.WARP_INVERSE_MAP)

@@ -291,3 +291,42 @@ def test_a_sliver_of_ink_is_shown_no_wider_than_the_aspect_limit():
     same = second_crop(Cut(x0=20, xscale=1.0, y0=15, y1=45, ink=digits, x1=180), s)
     pad = round(s.second_margin * 30) + 1
     assert same.shape == (30 + 2 * pad, 160 + 2 * pad)  # a number's crop as before
+
+
+class _CountedChars(tuple):
+    """A character list that counts how often it is walked through."""
+
+    walks = 0
+
+    def __iter__(self):
+        type(self).walks += 1
+        return super().__iter__()
+
+
+def test_the_character_list_is_indexed_once_per_reader_not_per_cell():
+    """The model's 18,710 characters were indexed for every cell it read (~8 ms a cell, most of a
+    photo's second-reader time outside the network); the same frames map alike every time."""
+    reader = LineReader(_CountedChars(("", "1", "5", "0", ".", "-", "A", " ")), b"", "test")
+    probs = np.random.default_rng(1).dirichlet(np.ones(len(reader.chars)), size=6)
+    first = reader.mapped(probs, ALPHABET)
+    walks = _CountedChars.walks
+    for _ in range(3):
+        assert np.array_equal(reader.mapped(probs, ALPHABET), first)
+    assert _CountedChars.walks == walks
+
+
+def test_frames_passed_through_keep_as_each_batch_is_read_hold_no_batch_output():
+    """A cell's full frames (18,710 characters each) were kept, as views into their batch's output,
+    until every cell was read: ~280 MB for a photo's ~100 cells.  With ``keep`` each image's frames
+    are reduced as soon as its batch is read, the same as reducing them afterwards."""
+    import os
+
+    reader = LineReader(("", "0", "1", "-", " "), b"", "test")
+    net = _Net(len(reader.chars))
+    reader._dnn[os.getpid()] = net
+    crops = [np.full((48, w), 255, np.uint8) for w in (60, 300, 96, 200, 48)]
+    full = reader.probs(crops, batch=2)
+    kept = reader.probs(crops, batch=2, keep=lambda p: reader.mapped(p, ALPHABET))
+    for f, k in zip(full, kept, strict=True):
+        assert np.array_equal(reader.mapped(f, ALPHABET), k)
+        assert k.base is None or k.base.shape[0] == k.shape[0]  # its own array, not a batch's view
