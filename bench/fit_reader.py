@@ -158,7 +158,7 @@ def main(argv: list[str]) -> int:
         print(f"{name or change or 'as shipped'}: mean NLL {objective:.4f}", flush=True)
         for name, s in stats.items():
             print(f"    {name}: {s['n']} exact {100 * s['exact']:.2f} % top3 {100 * s['top3']:.2f} % "
-                  f">= 0.95: {s['sure']} right {100 * s['sure_right']:.2f} % NLL {s['nll']:.4f}", flush=True)
+                  f"digits {100 * s['digits']:.2f} % >= 0.95: {s['sure']} right {100 * s['sure_right']:.2f} % NLL {s['nll']:.4f}", flush=True)
     results.sort(key=lambda r: r[0])
     print("best (mean NLL, settings):")
     for objective, change in results[:8]:
