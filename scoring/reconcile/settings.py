@@ -209,6 +209,22 @@ class RescanSettings:
 
 
 @dataclass(frozen=True)
+class LookSettings:
+    """The second look before a numbers flag (look.py): the second reader's opinion on the cells
+    a flag rests on, mixed into the reader's."""
+
+    # the second reader's share of the mixture (as the reader mixes it in where it is unsure:
+    # ReaderSettings.second_share); 0 turns the second look off
+    share: float = 0.3
+    # a value the second reader gives less than this gets none of its share (a reader's crumbs
+    # on every one-digit variant would otherwise outweigh the players' slips)
+    seen_at: float = 0.02
+    # the cells of a "misread or the players' mistake?" question are looked at too (a second
+    # reader that confirms the writing makes it a flag)
+    questions: bool = False
+
+
+@dataclass(frozen=True)
 class ReconcileSettings:
     """Reconciliation's settings, one group per step."""
 
@@ -220,6 +236,7 @@ class ReconcileSettings:
     verdicts: VerdictSettings = field(default_factory=VerdictSettings)
     winners: WinnersSettings = field(default_factory=WinnersSettings)
     rescan: RescanSettings = field(default_factory=RescanSettings)
+    look: LookSettings = field(default_factory=LookSettings)
 
     def with_values(self, values: dict[str, object]) -> ReconcileSettings:
         """A copy with ``values`` ("group.field" -> value, e.g. "verdicts.flag_at") changed;
