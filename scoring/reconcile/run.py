@@ -73,7 +73,9 @@ def _reconciled(reading: SheetReading, rules, settings: ReconcileSettings, check
     if best is not None:
         best.mistakes = [verdicts.pair_side(m, best, checker, [r.deal for r in rows])
                          for m in best.mistakes]
-        flagged = verdicts.mistake_flags(hyps, last_deal, flags, items, settings)
+        doubtful = verdicts.rescan_doubtful(rows, settings) if rescan is not None \
+            else (lambda m: False)
+        flagged = verdicts.mistake_flags(hyps, last_deal, flags, items, settings, doubtful)
     shown = review.shown(hyps, flagged)
     out_rows = review.rows(rows, empty, hyps, items, shown, settings)
     review.flag_support(flags, rows, out_rows, items, settings)

@@ -178,6 +178,9 @@ class VerdictSettings:
     # a cumulative flag rests on the cumulative before and the deal's score: one the reader read
     # less surely than this is named for a person to check (the mistake may be there instead)
     support_below: float = 0.5
+    # on a sheet sent back for a rescan, a numbers mistake resting on a cell read less surely than
+    # this is a question, not a flag (too much of such a scan is misread)
+    rescan_sure: float = 0.9
 
 
 @dataclass(frozen=True)

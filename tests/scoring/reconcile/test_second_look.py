@@ -85,3 +85,31 @@ def test_seen_again_mixes_the_opinions_and_adds_a_value_only_the_second_reader_s
     turned = seen_again(CellReading([(120, 0.3), (None, 0.7)], near={170: -3.0}), {170: 0.99})
     probs = dict(turned.candidates)
     assert probs[170] > probs[120] and turned.near is None  # 170 the likelier value now
+
+
+def test_on_a_sheet_sent_back_for_a_rescan_a_mistake_on_doubtful_writing_is_a_question():
+    """A sheet with too much unread for a rescan (a fax of pencil): a cumulative mistake whose
+    own cell was read 0.85 sure is a "misread or mistake?" review item at its deal, not a flag; on
+    a sheet read well enough the same cells make a flag, and so does the rescan sheet when
+    verdicts.rescan_sure is 0."""
+    from scoring.reconcile import ReconcileSettings
+
+    rows = running(SCORES)
+    rows[2] = (rows[2][0], rows[2][1], rows[2][2], rows[2][3] + 1000)  # a slip carried on
+    rows[3:] = [(r[0], r[1], r[2], r[3] + 1000) for r in rows[3:]]
+    probs = {(2, "cum_ew"): [(rows[2][3], 0.85), (None, 0.15)]}
+    bad = dict(probs)
+    for i in range(5, 10):
+        for col in ("ns", "ew", "cum_ns", "cum_ew"):
+            bad[(i, col)] = [(None, 0.7), (rows[i][("ns", "ew", "cum_ns", "cum_ew").index(col)], 0.3)]
+    well = reconcile(sheet(rows, probs=probs), explain=False)
+    assert well.rescan is None
+    assert [(f.kind, f.deal) for f in well.flags if f.kind == "cumulative"] == [("cumulative", 3)]
+    faint = reconcile(sheet(rows, probs=bad), explain=False)
+    assert faint.rescan is not None
+    assert not [f for f in faint.flags if f.kind == "cumulative"]
+    assert any(r.deal == 3 and r.kind == "cumulative" and "misread" in r.reason
+               for r in faint.review)
+    off = ReconcileSettings().with_values({"verdicts.rescan_sure": 0})
+    faint = reconcile(sheet(rows, probs=bad), settings=off, explain=False)
+    assert [(f.kind, f.deal) for f in faint.flags if f.kind == "cumulative"] == [("cumulative", 3)]
