@@ -73,18 +73,25 @@ def _questions(flags: list[Flag], review: list[ReviewItem]):
             yield item.kind, item.deal, side, column, [v for v, _ in item.candidates]
 
 
-def seen_again(cell: CellReading, opinion: dict[int | None, float],
+def seen_again(cell: CellReading, opinion: dict[int | None, float], question: list[int],
                settings: LookSettings = DEFAULT.look) -> CellReading:
-    """``cell`` with the second reader's ``opinion`` mixed in at its ``share``: each value the
-    second reader gives at least ``seen_at`` (a value the reader did not list among them), the
-    rest of its opinion as "none of these"."""
+    """``cell`` with the second reader's vote among the values in ``question`` (the reader's
+    candidates, the value the arithmetic wants there) mixed in at its ``share``: a value in
+    question it gives at least ``seen_at`` gets share x that probability; what it gives none of
+    them stays the reader's, and so does "none of these" (a second reader that misreads the cell
+    as something else entirely is no reason to doubt the reader)."""
     s = settings
-    seen = {v: q for v, q in opinion.items() if v is not None and q >= s.seen_at}
-    mixed: dict[int | None, float] = {v: (1.0 - s.share) * float(p) for v, p in cell.candidates}
+    seen = {v: opinion[v] for v in question if v in opinion and opinion[v] >= s.seen_at}
+    none = sum(float(p) for v, p in cell.candidates if v is None)
+    listed = {v: float(p) for v, p in cell.candidates if v is not None}
+    mine, voted = sum(listed.values()), s.share * sum(seen.values())
+    if mine <= 0 or not seen:
+        return cell
+    mixed: dict[int | None, float] = {v: (1.0 - voted) * p / mine for v, p in listed.items()}
     for v, q in seen.items():
         mixed[v] = mixed.get(v, 0.0) + s.share * q
-    mixed[None] = mixed.get(None, 0.0) + s.share * max(0.0, 1.0 - sum(seen.values()))
-    cands = sorted(mixed.items(), key=lambda vp: -vp[1])
+    cands = sorted([(v, p * (1.0 - none)) for v, p in mixed.items()] + [(None, none)],
+                   key=lambda vp: -vp[1])
     best = next((v for v, _ in cands if v is not None), None)
     # the first network's odds of the best value's one-digit variants: about the old best only
     near = cell.near if best == cell.best else None
@@ -105,9 +112,10 @@ def looked_again(reading: SheetReading, flags: list[Flag], look: Look,
     seen = look(asked)
     if not seen:
         return None
+    question = {(row, key): vals for row, key, vals in asked}
 
     def row(r, label: str):
-        changed = {key: seen_again(c, seen[(label, key)], settings)
+        changed = {key: seen_again(c, seen[(label, key)], question[(label, key)], settings)
                    for key, c in r.cells.items() if (label, key) in seen}
         return dataclasses.replace(r, cells={**r.cells, **changed}) if changed else r
 

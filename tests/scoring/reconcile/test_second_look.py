@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from scoring.reconcile import reconcile
 from scoring.reconcile.look import asked_cells, seen_again
+from scoring.reconcile.settings import LookSettings
 from scoring.sheet import CellReading
 from tests.support import running, sheet
 
@@ -72,19 +73,26 @@ def test_no_numbers_flag_no_second_look():
     assert asked_cells([], sheet(rows)) == []
 
 
-def test_seen_again_mixes_the_opinions_and_adds_a_value_only_the_second_reader_saw():
+def test_seen_again_mixes_the_second_readers_vote_among_the_values_in_question():
     cell = CellReading([(120, 0.9), (None, 0.1)], near={170: -3.0})
-    again = seen_again(cell, {120: 0.1, 170: 0.8, 730: 0.01, None: 0.09})
+    again = seen_again(cell, {120: 0.1, 170: 0.8, 730: 0.05, 20: 0.01, None: 0.04}, [120, 170, 20])
     probs = dict(again.candidates)
-    assert set(probs) == {120, 170, None}  # 730 below seen_at: part of "none of these"
+    # 730 not in question, 20 below seen_at: neither is added
+    assert set(probs) == {120, 170, None}
     assert abs(sum(probs.values()) - 1) < 1e-9
-    assert abs(probs[120] - (0.7 * 0.9 + 0.3 * 0.1)) < 1e-9
-    assert abs(probs[170] - 0.3 * 0.8) < 1e-9
-    assert abs(probs[None] - (0.7 * 0.1 + 0.3 * 0.1)) < 1e-9
+    # 120: what the second reader gave none of the values in question stays the reader's;
+    # "none of these" as it was
+    assert abs(probs[120] - 0.9 * ((1 - 0.3 * 0.9) + 0.3 * 0.1)) < 1e-9
+    assert abs(probs[170] - 0.9 * 0.3 * 0.8) < 1e-9
+    assert abs(probs[None] - 0.1) < 1e-9
     assert again.near == cell.near  # the best is still 120: its variants' odds still hold
-    turned = seen_again(CellReading([(120, 0.3), (None, 0.7)], near={170: -3.0}), {170: 0.99})
+    # a second reader that reads something else entirely leaves the cell as the reader read it
+    other = seen_again(cell, {3480: 0.9, 120: 0.005}, [120, 170])
+    assert other.candidates == cell.candidates
+    turned = seen_again(CellReading([(120, 0.3), (None, 0.7)], near={170: -3.0}), {170: 0.99},
+                        [120, 170], LookSettings(share=0.8))
     probs = dict(turned.candidates)
-    assert probs[170] > probs[120] and turned.near is None  # 170 the likelier value now
+    assert probs[170] > probs[120] and probs[None] == 0.7 and turned.near is None
 
 
 def test_on_a_sheet_sent_back_for_a_rescan_a_mistake_on_doubtful_writing_is_a_question():
