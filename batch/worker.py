@@ -35,11 +35,15 @@ def default_reader(path: str | None, data: bytes | None = None,
     return read_file(path, data=data, name=name)
 
 
-def default_reconciler(reading, rules=None):
-    """The real scoring reconciliation."""
+def default_reconciler(reading, rules=None, look=None):
+    """The real scoring reconciliation (with the second reader's ``look`` at the page's cells,
+    which ocr.pipeline.read_results gives it)."""
     from scoring.reconcile import reconcile
 
-    return reconcile(reading, rules=rules)
+    return reconcile(reading, rules=rules, look=look)
+
+
+default_reconciler.takes_look = True  # type: ignore[attr-defined]
 
 
 def house_rules(rules: dict | None):

@@ -175,8 +175,9 @@ def read_results(path: str | Path | None, data: bytes | None = None, name: str |
     if reconciler is None:
         from scoring.reconcile import reconcile
 
-        def reconciler(reading, rules=None):
-            return reconcile(reading, rules, settings.reconcile)
+        def reconciler(reading, rules=None, look=None):
+            return reconcile(reading, rules, settings.reconcile, look=look)
+        reconciler.takes_look = True  # type: ignore[attr-defined]
 
     source = name or str(path)
     page = 0
@@ -190,10 +191,23 @@ def read_results(path: str | Path | None, data: bytes | None = None, name: str |
                 result.error = "nothing read"
             if result.error is None:
                 try:
-                    result.sheet = reconciler(result.reading, rules)
+                    result.sheet = _reconciled(reconciler, result.reading, rules, outcome.table,
+                                               settings)
                 except Exception as exc:  # noqa: BLE001 - a bug in one page never stops the rest
                     result.error = f"reconciliation failed: {type(exc).__name__}: {exc}"
             yield result
     except Exception as exc:  # noqa: BLE001 - a bug in a stage: this page fails, the rest are kept
         yield SheetResult(source=source, page=page,
                           error=f"internal error: {type(exc).__name__}: {exc}")
+
+
+def _reconciled(reconciler: Reconciler, reading: SheetReading, rules, table: Table | None,
+                settings: Settings) -> ReconciledSheet:
+    """``reconciler``'s result; one that takes a look (``takes_look``) is given the second
+    reader's look at the page's cells: before a number becomes a flag, the cells it rests on are
+    read again (ocr/look.py, scoring/reconcile/look.py)."""
+    if not getattr(reconciler, "takes_look", False) or table is None:
+        return reconciler(reading, rules)
+    from ocr.look import second_look
+
+    return reconciler(reading, rules, look=second_look(table, settings.reader))

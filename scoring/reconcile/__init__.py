@@ -5,7 +5,8 @@
 The steps, one module each, in the order run.py runs them: how far to trust the reader's lists
 (trust.py), the cell model (cells.py), the rule check (check.py), the joint decoder of the
 numbers (decode.py) and of the dealer column (dealer.py), the verdicts -- flags (flags.py), review
-items (review.py) and their sentences (messages.py) --, the request for a better scan (rescan.py)
+items (review.py) and their sentences (messages.py) --, the second look before a numbers flag
+(look.py, given the page's look by ocr.pipeline), the request for a better scan (rescan.py)
 and each deal's explanations (explain.py).  Every tuning value is in settings.py.  Pure: no I/O.
 """
 

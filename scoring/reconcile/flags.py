@@ -23,7 +23,8 @@ from scoring.sheet import Flag, ReconciledRow, ReviewItem, RowReading
 
 
 def mistake_flags(hyps: list[Hypothesis], last_deal, flags: list[Flag], review: list[ReviewItem],
-                  settings: ReconcileSettings = DEFAULT) -> set[tuple]:
+                  settings: ReconcileSettings = DEFAULT,
+                  doubtful=lambda m: False) -> set[tuple]:
     """Flag a mistake when the decoder's hypotheses give it most of the probability; return
     the flagged mistakes' keys.
 
@@ -32,7 +33,8 @@ def mistake_flags(hyps: list[Hypothesis], last_deal, flags: list[Flag], review: 
     that explains the same inconsistency by misreads instead (other candidates of the cells
     involved, a value the reader did not propose, an unreadable cell), so a number read
     0.8 / 0.2 where both readings break the sums is a mistake whatever was written, while
-    one read 0.6 / 0.4 where the second reading fits is read as that.
+    one read 0.6 / 0.4 where the second reading fits is read as that.  ``doubtful(mistake)``
+    true: the mistake rests on writing too doubtful to flag (rescan_doubtful), a question at most.
     """
     v = settings.verdicts
     mass: dict[tuple, float] = defaultdict(float)
@@ -50,7 +52,7 @@ def mistake_flags(hyps: list[Hypothesis], last_deal, flags: list[Flag], review: 
         flag_at = v.copy_flag_at if m.kind == "cumulative" and m.shape == "copy" else \
             v.total_flag_at if m.kind == "total" else \
             v.score_flag_at if m.kind == "score" else v.flag_at
-        if p >= flag_at and m in hyps[0].mistakes:
+        if p >= flag_at and m in hyps[0].mistakes and not doubtful(m):
             flagged.add(m.key)
             flags.append(Flag(m.kind, messages.mistake(m, deal), deal=deal, side=m.side,
                               column=m.column, written=m.written, expected=m.expected))
@@ -65,6 +67,29 @@ def mistake_flags(hyps: list[Hypothesis], last_deal, flags: list[Flag], review: 
             review.append(ReviewItem(*where, cands, messages.misread_or_mistake(m, deal),
                                      kind=m.kind))
     return flagged
+
+
+def rescan_doubtful(rows: list[RowReading], settings: ReconcileSettings = DEFAULT):
+    """On a sheet sent back for a rescan: is a numbers mistake resting on a cell -- its own, the
+    deal's score, the cumulative before -- that the reader read less surely than rescan_sure
+    (writing that is really doubtful: a question, not a flag)?"""
+    index = {r.deal: i for i, r in enumerate(rows)}
+    sure = settings.verdicts.rescan_sure
+
+    def doubtful(m: Mistake) -> bool:
+        i = index.get(m.deal)
+        if sure <= 0 or m.kind not in ("cumulative", "score") or i is None \
+                or m.side not in ("ns", "ew"):
+            return False
+        where = [(i, m.column or m.side), (i, m.side)] + ([(i - 1, "cum_" + m.side)] if i else [])
+        for j, col in where:
+            cell = rows[j].cells.get(col)
+            if cell is not None and not cell.blank and (
+                    not cell.candidates or cell.best is None or cell.confidence < sure):
+                return True
+        return False
+
+    return doubtful
 
 
 def pair_side(m: Mistake, best: Hypothesis, checker: DealChecker, deals: list[int]) -> Mistake:

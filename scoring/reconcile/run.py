@@ -15,6 +15,7 @@ from scoring.reconcile import messages, review
 from scoring.reconcile.cells import cell_model, is_empty, sheet_temperature, total_models, trim
 from scoring.reconcile.check import DealChecker, checker_for
 from scoring.reconcile.decode import DealInput, Hypothesis, decode
+from scoring.reconcile.look import Look, looked_again
 from scoring.reconcile.partial import apply_missing
 from scoring.reconcile.rescan import rescan_advice
 from scoring.reconcile.settings import DEFAULT, ReconcileSettings
@@ -24,15 +25,34 @@ from scoring.sheet import Flag, ReconciledSheet, ReviewItem, SheetReading
 
 
 def reconcile(reading: SheetReading, rules=None, settings: ReconcileSettings = DEFAULT, *,
-              checker: DealChecker | None = None, explain: bool = True) -> ReconciledSheet:
+              checker: DealChecker | None = None, explain: bool = True,
+              look: Look | None = None) -> ReconciledSheet:
     """The most probable consistent reading of ``reading``, with its flags and review list.
 
     ``rules`` are the scoring core's house rules (None: accept every house rule for
     the unfinished-rubber bonus); ``settings`` every tuning value (settings.py); ``checker``
     overrides the rule check (tests); ``explain`` adds the results behind each deal's score
-    (explain.py, the slow part: 0.2-1 s a sheet, less once its memo is warm).
+    (explain.py, the slow part: 0.2-1 s a sheet, less once its memo is warm); ``look`` a second
+    reader's look at the cells a numbers flag rests on (look.py; None: the reading decides alone).
     """
     checker = checker or checker_for(rules)
+    if look is not None:
+        first = _reconciled(reading, rules, settings, checker, False)
+        again = looked_again(reading, first.flags, look, settings.look, first.review)
+        if again is not None:
+            sheet = _reconciled(again, rules, settings, checker, explain)
+            sheet.meta["second_look"] = sum(
+                1 for r0, r1 in zip(reading.rows, again.rows, strict=True)
+                for key in r0.cells if r0.cells[key] is not r1.cells[key])
+            return sheet
+        if not explain:
+            return first
+    return _reconciled(reading, rules, settings, checker, explain)
+
+
+def _reconciled(reading: SheetReading, rules, settings: ReconcileSettings, checker: DealChecker,
+                explain: bool) -> ReconciledSheet:
+    """:func:`reconcile` of one reading as it is."""
     # on the reader's own candidates, before they are widened
     rescan = rescan_advice(reading, settings.rescan)
     reading = trusted(reading, settings.trust)  # "none of these" as wide as reconciliation takes it
@@ -53,7 +73,9 @@ def reconcile(reading: SheetReading, rules=None, settings: ReconcileSettings = D
     if best is not None:
         best.mistakes = [verdicts.pair_side(m, best, checker, [r.deal for r in rows])
                          for m in best.mistakes]
-        flagged = verdicts.mistake_flags(hyps, last_deal, flags, items, settings)
+        doubtful = verdicts.rescan_doubtful(rows, settings) if rescan is not None \
+            else (lambda m: False)
+        flagged = verdicts.mistake_flags(hyps, last_deal, flags, items, settings, doubtful)
     shown = review.shown(hyps, flagged)
     out_rows = review.rows(rows, empty, hyps, items, shown, settings)
     review.flag_support(flags, rows, out_rows, items, settings)

@@ -178,6 +178,9 @@ class VerdictSettings:
     # a cumulative flag rests on the cumulative before and the deal's score: one the reader read
     # less surely than this is named for a person to check (the mistake may be there instead)
     support_below: float = 0.5
+    # on a sheet sent back for a rescan, a numbers mistake resting on a cell read less surely than
+    # this is a question, not a flag (too much of such a scan is misread)
+    rescan_sure: float = 0.9
 
 
 @dataclass(frozen=True)
@@ -209,6 +212,22 @@ class RescanSettings:
 
 
 @dataclass(frozen=True)
+class LookSettings:
+    """The second look before a numbers flag (look.py): the second reader's opinion on the cells
+    a flag rests on, mixed into the reader's."""
+
+    # the second reader's share of the mixture (as the reader mixes it in where it is unsure:
+    # ReaderSettings.second_share); 0 turns the second look off
+    share: float = 0.3
+    # a value the second reader gives less than this gets none of its share (a reader's crumbs
+    # on every one-digit variant would otherwise outweigh the players' slips)
+    seen_at: float = 0.02
+    # the cells of a "misread or the players' mistake?" question are looked at too (a second
+    # reader that confirms the writing makes it a flag)
+    questions: bool = False
+
+
+@dataclass(frozen=True)
 class ReconcileSettings:
     """Reconciliation's settings, one group per step."""
 
@@ -220,6 +239,7 @@ class ReconcileSettings:
     verdicts: VerdictSettings = field(default_factory=VerdictSettings)
     winners: WinnersSettings = field(default_factory=WinnersSettings)
     rescan: RescanSettings = field(default_factory=RescanSettings)
+    look: LookSettings = field(default_factory=LookSettings)
 
     def with_values(self, values: dict[str, object]) -> ReconcileSettings:
         """A copy with ``values`` ("group.field" -> value, e.g. "verdicts.flag_at") changed;

@@ -1,0 +1,124 @@
+"""A second look before a number becomes a flag: several readings per cell, the sums choose.
+
+A sure misread looks exactly like the players' lone miscopy.  Before a numbers flag stands, the
+cells it rests on (its own, the deal's score and cumulative on that side, the cumulatives either
+side) are shown to a second reader (a ``look``: ocr/look.py asks PP-OCR about the cell images);
+its opinion of each value is mixed into the reader's (LookSettings), and the sheet is
+decoded again.  Where the second reader sees the value that makes the sheet add up, the misread
+wins (the row shows it, or a review item names the choice); where it confirms what was read, the
+flag stands.  Pure: the look is given.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable
+
+from scoring.reconcile.settings import DEFAULT, LookSettings
+from scoring.sheet import CellReading, Flag, ReviewItem, SheetReading
+
+# (row label -- "1".."30" or "total" --, column key, values in question) -> per cell asked and
+# seen: {value or None ("none of these"): the second reader's probability}
+Look = Callable[[list[tuple[str, str, list[int]]]], dict[tuple[str, str], dict[int | None, float]]]
+NUMBER_KINDS = ("cumulative", "score", "total")
+
+
+def asked_cells(flags: list[Flag], reading: SheetReading,
+                review: list[ReviewItem] = ()) -> list[tuple[str, str, list[int]]]:
+    """The written number cells the numbers flags (and the "misread or mistake?" questions in
+    ``review``) rest on, each with the values in question (the reader's candidates, and the
+    values the arithmetic weighs in the cell in question)."""
+    labels = {r.deal: str(r.deal) for r in reading.rows}
+    cells: dict[tuple[str, str], CellReading] = {
+        (str(r.deal), key): c for r in reading.rows for key, c in r.cells.items()}
+    if reading.total is not None:
+        cells.update({("total", key): c for key, c in reading.total.cells.items()})
+    last = reading.rows[-1].deal if reading.rows else None
+    asked: dict[tuple[str, str], list[int]] = {}
+    for kind, deal, side, column, weighed in _questions(flags, review):
+        if kind == "total":
+            where = [("total", f"cum_{side}")] + \
+                ([(labels[last], f"cum_{side}")] if last in labels else [])
+            flagged = ("total", f"cum_{side}")
+        elif deal is not None:
+            where = [(labels[d], key) for d in (deal - 1, deal, deal + 1)
+                     if d in labels for key in (side, f"cum_{side}")]
+            if kind == "score" and deal in labels:  # a score may be in the other column
+                other = "ew" if side == "ns" else "ns"
+                where += [(labels[deal], other), (labels[deal], f"cum_{other}")]
+            flagged = (labels.get(deal, ""), column or side)
+        else:
+            continue
+        for w in where:
+            cell = cells.get(w)
+            if cell is None or cell.blank or cell.person or cell.best in (None, 0):
+                continue  # nothing written, unread, or a person's reading: no second look
+            vals = asked.setdefault(w, [])
+            vals += [v for v, _ in cell.candidates if isinstance(v, int) and v not in vals]
+            if w == flagged:
+                vals += [v for v in weighed if isinstance(v, int) and v not in vals]
+    return [(row, key, vals) for (row, key), vals in asked.items()]
+
+
+def _questions(flags: list[Flag], review: list[ReviewItem]):
+    """(kind, deal, side, column, values weighed) of each numbers flag and each review item
+    asking "a misread or the players' mistake?" about a number."""
+    for f in flags:
+        if f.kind in NUMBER_KINDS and f.side in ("ns", "ew"):
+            yield f.kind, f.deal, f.side, f.column, [f.expected, f.written]
+    for item in review:
+        side = item.column[-2:]
+        if item.kind in NUMBER_KINDS and side in ("ns", "ew") and item.candidates:
+            column = "cum_" + side if item.column.startswith("total_") else item.column
+            yield item.kind, item.deal, side, column, [v for v, _ in item.candidates]
+
+
+def seen_again(cell: CellReading, opinion: dict[int | None, float], question: list[int],
+               settings: LookSettings = DEFAULT.look) -> CellReading:
+    """``cell`` with the second reader's vote among the values in ``question`` (the reader's
+    candidates, the value the arithmetic wants there) mixed in at its ``share``: a value in
+    question it gives at least ``seen_at`` gets share x that probability; what it gives none of
+    them stays the reader's, and so does "none of these" (a second reader that misreads the cell
+    as something else entirely is no reason to doubt the reader)."""
+    s = settings
+    seen = {v: opinion[v] for v in question if v in opinion and opinion[v] >= s.seen_at}
+    none = sum(float(p) for v, p in cell.candidates if v is None)
+    listed = {v: float(p) for v, p in cell.candidates if v is not None}
+    mine, voted = sum(listed.values()), s.share * sum(seen.values())
+    if mine <= 0 or not seen:
+        return cell
+    mixed: dict[int | None, float] = {v: (1.0 - voted) * p / mine for v, p in listed.items()}
+    for v, q in seen.items():
+        mixed[v] = mixed.get(v, 0.0) + s.share * q
+    cands = sorted([(v, p * (1.0 - none)) for v, p in mixed.items()] + [(None, none)],
+                   key=lambda vp: -vp[1])
+    best = next((v for v, _ in cands if v is not None), None)
+    # the first network's odds of the best value's one-digit variants: about the old best only
+    near = cell.near if best == cell.best else None
+    return dataclasses.replace(cell, candidates=cands, near=near)
+
+
+def looked_again(reading: SheetReading, flags: list[Flag], look: Look,
+                 settings: LookSettings = DEFAULT.look,
+                 review: list[ReviewItem] = ()) -> SheetReading | None:
+    """``reading`` with the second reader's opinion in the cells its numbers flags (and, with
+    ``settings.questions``, its "misread or mistake?" questions) rest on, or None when there is
+    nothing to look at (or the look saw nothing)."""
+    if settings.share <= 0:
+        return None
+    asked = asked_cells(flags, reading, review if settings.questions else [])
+    if not asked:
+        return None
+    seen = look(asked)
+    if not seen:
+        return None
+    question = {(row, key): vals for row, key, vals in asked}
+
+    def row(r, label: str):
+        changed = {key: seen_again(c, seen[(label, key)], question[(label, key)], settings)
+                   for key, c in r.cells.items() if (label, key) in seen}
+        return dataclasses.replace(r, cells={**r.cells, **changed}) if changed else r
+
+    return dataclasses.replace(
+        reading, rows=[row(r, str(r.deal)) for r in reading.rows],
+        total=row(reading.total, "total") if reading.total is not None else None)

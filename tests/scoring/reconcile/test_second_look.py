@@ -1,0 +1,123 @@
+"""Before a number becomes a flag the cells it rests on get a second look (scoring/reconcile/
+look.py): where the second reader sees the value that makes the sheet add up, the reading was a
+misread and there is no flag; where it confirms what was read, the flag stands."""
+
+from __future__ import annotations
+
+from scoring.reconcile import reconcile
+from scoring.reconcile.look import asked_cells, seen_again
+from scoring.reconcile.settings import LookSettings
+from scoring.sheet import CellReading
+from tests.support import running, sheet
+
+SCORES = [(100, 0), (0, 830), (0, 300), (170, 0), (60, 0), (0, 330), (660, 0), (0, 420), (120, 0),
+          (0, 90)]
+
+
+def _misread_cumulative():
+    """N/S's cumulative of deal 5 read 0.99 sure as a value one digit off (a 3 read as an 8) on an
+    easy sheet: on its own a lone miscopied cumulative."""
+    rows = running(SCORES)
+    true = rows[4][2]
+    wrong = true + 500
+    reading = sheet(rows, probs={(4, "cum_ns"): [(wrong, 0.99), (None, 0.01)]})
+    reading.meta["doubt"] = 0.01
+    return reading, true, wrong
+
+
+class _Second:
+    """A second reader's opinion of one cell (a plain answer, as ocr.look's look gives it),
+    recording what it was asked."""
+
+    def __init__(self, where, opinion):
+        self.where, self.opinion, self.asked = where, opinion, []
+
+    def __call__(self, asked):
+        self.asked += asked
+        return {(row, key): self.opinion for row, key, _ in asked if (row, key) == self.where}
+
+
+def test_without_a_second_look_the_sure_misread_is_a_flag():
+    reading, true, wrong = _misread_cumulative()
+    result = reconcile(reading, explain=False)
+    assert [(f.kind, f.deal, f.written, f.expected) for f in result.flags
+            if f.kind == "cumulative"] == [("cumulative", 5, wrong, true)]
+
+
+def test_a_second_look_that_sees_the_consistent_value_undoes_the_flag():
+    reading, true, wrong = _misread_cumulative()
+    look = _Second(("5", "cum_ns"), {true: 0.8, wrong: 0.1, None: 0.1})
+    result = reconcile(reading, explain=False, look=look)
+    assert not [f for f in result.flags if f.kind == "cumulative"]
+    assert result.rows[4].values["cum_ns"] == true
+    # the flagged cell was asked about with both values, and its neighbours with theirs
+    asked = {(r, k): v for r, k, v in look.asked}
+    assert set(asked[("5", "cum_ns")]) >= {true, wrong}
+    assert ("4", "cum_ns") in asked and ("6", "cum_ns") in asked
+    assert result.meta["second_look"] >= 1
+
+
+def test_a_second_look_that_confirms_the_reading_keeps_the_flag():
+    reading, true, wrong = _misread_cumulative()
+    look = _Second(("5", "cum_ns"), {true: 0.0001, wrong: 0.95, None: 0.05})
+    result = reconcile(reading, explain=False, look=look)
+    assert [(f.kind, f.deal, f.written, f.expected) for f in result.flags
+            if f.kind == "cumulative"] == [("cumulative", 5, wrong, true)]
+
+
+def test_no_numbers_flag_no_second_look():
+    rows = running(SCORES)
+    look = _Second(("5", "cum_ns"), {})
+    result = reconcile(sheet(rows), explain=False, look=look)
+    assert look.asked == [] and "second_look" not in result.meta
+    assert asked_cells([], sheet(rows)) == []
+
+
+def test_seen_again_mixes_the_second_readers_vote_among_the_values_in_question():
+    cell = CellReading([(120, 0.9), (None, 0.1)], near={170: -3.0})
+    again = seen_again(cell, {120: 0.1, 170: 0.8, 730: 0.05, 20: 0.01, None: 0.04}, [120, 170, 20])
+    probs = dict(again.candidates)
+    # 730 not in question, 20 below seen_at: neither is added
+    assert set(probs) == {120, 170, None}
+    assert abs(sum(probs.values()) - 1) < 1e-9
+    # 120: what the second reader gave none of the values in question stays the reader's;
+    # "none of these" as it was
+    assert abs(probs[120] - 0.9 * ((1 - 0.3 * 0.9) + 0.3 * 0.1)) < 1e-9
+    assert abs(probs[170] - 0.9 * 0.3 * 0.8) < 1e-9
+    assert abs(probs[None] - 0.1) < 1e-9
+    assert again.near == cell.near  # the best is still 120: its variants' odds still hold
+    # a second reader that reads something else entirely leaves the cell as the reader read it
+    other = seen_again(cell, {3480: 0.9, 120: 0.005}, [120, 170])
+    assert other.candidates == cell.candidates
+    turned = seen_again(CellReading([(120, 0.3), (None, 0.7)], near={170: -3.0}), {170: 0.99},
+                        [120, 170], LookSettings(share=0.8))
+    probs = dict(turned.candidates)
+    assert probs[170] > probs[120] and probs[None] == 0.7 and turned.near is None
+
+
+def test_on_a_sheet_sent_back_for_a_rescan_a_mistake_on_doubtful_writing_is_a_question():
+    """A sheet with too much unread for a rescan (a fax of pencil): a cumulative mistake whose
+    own cell was read 0.85 sure is a "misread or mistake?" review item at its deal, not a flag; on
+    a sheet read well enough the same cells make a flag, and so does the rescan sheet when
+    verdicts.rescan_sure is 0."""
+    from scoring.reconcile import ReconcileSettings
+
+    rows = running(SCORES)
+    rows[2] = (rows[2][0], rows[2][1], rows[2][2], rows[2][3] + 1000)  # a slip carried on
+    rows[3:] = [(r[0], r[1], r[2], r[3] + 1000) for r in rows[3:]]
+    probs = {(2, "cum_ew"): [(rows[2][3], 0.85), (None, 0.15)]}
+    bad = dict(probs)
+    for i in range(5, 10):
+        for col in ("ns", "ew", "cum_ns", "cum_ew"):
+            bad[(i, col)] = [(None, 0.7), (rows[i][("ns", "ew", "cum_ns", "cum_ew").index(col)], 0.3)]
+    well = reconcile(sheet(rows, probs=probs), explain=False)
+    assert well.rescan is None
+    assert [(f.kind, f.deal) for f in well.flags if f.kind == "cumulative"] == [("cumulative", 3)]
+    faint = reconcile(sheet(rows, probs=bad), explain=False)
+    assert faint.rescan is not None
+    assert not [f for f in faint.flags if f.kind == "cumulative"]
+    assert any(r.deal == 3 and r.kind == "cumulative" and "misread" in r.reason
+               for r in faint.review)
+    off = ReconcileSettings().with_values({"verdicts.rescan_sure": 0})
+    faint = reconcile(sheet(rows, probs=bad), settings=off, explain=False)
+    assert [(f.kind, f.deal) for f in faint.flags if f.kind == "cumulative"] == [("cumulative", 3)]
