@@ -315,10 +315,12 @@ def _expand(beam: list[_Node], d: DealInput, checker: DealChecker, last: bool,
             if after:
                 pad = after
             else:
-                cost += s.cost_score
+                meant = _zero_meant(d.deal, node.pad, s_ns, s_ew, last, checker)
+                cost += s.cost_score - (s.zero_discount if meant is not None else 0.0)
                 if cost > limit:
                     continue
-                mistakes += (_score_mistake(d.deal, s_ns, s_ew, last, node.pad, checker),)
+                mistakes += (_score_mistake(d.deal, s_ns, s_ew, last, node.pad, checker)
+                             if meant is None else meant,)
                 pad = checker.anything()  # checking goes on from every state
         keys = node.keys + tuple(m.key for m in mistakes) if mistakes else node.keys
         key = (a[4], b[4], pad, keys)
@@ -353,6 +355,25 @@ def _expand(beam: list[_Node], d: DealInput, checker: DealChecker, last: bool,
             count[totals] = count.get(totals, 0) + 1
             kept.append(n)
     return kept
+
+
+def zero_variants(value: int) -> list[int]:
+    """What a person may have meant by the score ``value`` with a 0 too many or too few: 600 for
+    6000, 600 for 60 (multiples of 10 only)."""
+    return [v for v in (value // 10 if value % 100 == 0 else 0, value * 10) if v > 0]
+
+
+def _zero_meant(deal: int, pad, ns: int, ew: int, last: bool,
+                checker: DealChecker) -> Mistake | None:
+    """The "score" mistake of a one-sided score the rules cannot explain as written but can with
+    a 0 too many or too few (the meant value as its expected), or None."""
+    if (ns == 0) == (ew == 0) or ns < 0 or ew < 0:
+        return None
+    side, value = ("ns", ns) if ns else ("ew", ew)
+    for meant in zero_variants(value):
+        if checker.step(pad, *((meant, 0) if side == "ns" else (0, meant)), last):
+            return Mistake(deal, "score", side, side, value, meant, shape="zero")
+    return None
 
 
 def _score_mistake(deal: int, ns: int, ew: int, last: bool, pad, checker: DealChecker) -> Mistake:

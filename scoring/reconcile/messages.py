@@ -27,6 +27,9 @@ def mistake(m, deal) -> str:
             return (f"deal {deal}: {side} {m.written} and {other} {m.score} both scored; on one "
                     "deal that only happens when one side scored honours alone (100 or 150) — "
                     f"{side} {m.written} looks wrong")
+        if m.shape == "zero":
+            return (f"deal {deal}: {side} score {m.written} cannot be right, but {m.expected} can: "
+                    f"a 0 {'too many' if m.written > m.expected else 'left out'}")
         if m.shape != "rules":
             return f"deal {deal}: {m.shape}"
         return (f"deal {deal}: {side} score {m.written} cannot be right: no result gives it "

@@ -110,6 +110,9 @@ class DecoderSettings:
     cost_cumulative: float = 6.5
     # ... of a score no result explains
     cost_score: float = 7.0
+    # less for one that a 0 too many or too few explains (6000 or 60 for 600): a person's slip,
+    # not any number
+    zero_discount: float = 2.0
     # ... of a Total row that disagrees with the last cumulatives
     cost_total: float = 6.5
     # ... of a score written in the other side's column (and added where it belongs)

@@ -9,6 +9,7 @@ import pytest
 from samples.synth import MEASURED, exact_reading, noisy_cell, noisy_reading, written_sheet
 from scoring.reconcile import ReconcileSettings, reconcile
 from scoring.reconcile.check import ArithmeticChecker
+from scoring.reconcile.decode import zero_variants
 from scoring.sheet import CellReading, RowReading, SheetReading
 from scoring.simulate import random_match
 from tests.support import SEATS, SEED_001, running, sheet
@@ -113,6 +114,25 @@ def test_score_no_history_explains_is_flagged():
     result = reconcile(sheet(running(scores)))
     score = flags_of(result, "score")
     assert [(f.deal, f.side, f.written) for f in score] == [(1, "ns", 10)]
+    assert flags_of(result, "cumulative") == []
+
+
+def test_zero_variants_are_a_zero_too_many_or_too_few():
+    assert zero_variants(6000) == [600, 60000]
+    assert zero_variants(60) == [600]
+    assert zero_variants(650) == [6500]
+
+
+def test_score_with_a_zero_too_many_is_one_score_flag_with_the_meant_value():
+    scores = list(SEED_001)
+    scores[1] = (0, 8300)  # 830 written with a 0 too many, and carried into the cumulatives
+    # the reader likes 5300 better than what is written: then a cumulative slip (8300 for 5300)
+    # explains the row too, but a person's extra 0 is the likelier story
+    probs = {(1, "ew"): [(5300, 0.5), (8300, 0.3)]}
+    result = reconcile(sheet(running(scores), probs=probs), explain=False)
+    score = flags_of(result, "score")
+    assert [(f.deal, f.side, f.written, f.expected) for f in score] == [(2, "ew", 8300, 830)]
+    assert "a 0 too many" in score[0].message
     assert flags_of(result, "cumulative") == []
 
 
@@ -737,18 +757,19 @@ def test_a_zero_too_many_is_a_players_slip():
 
 
 def test_a_score_no_result_explains_is_flagged_once_likelier_than_a_misread():
-    """E/W's 1900 on deal 2 (no result scores 1900 there) read 0.8 sure, 1800 0.17; the cumulative
-    1900 read 0.7 sure, 1800 0.27.  A misread score plus a miscopied cumulative explains it with
-    ~0.4 of the probability: flagged (SCORE_FLAG_AT 0.5), and the score still goes to review."""
+    """E/W's 1950 on deal 2 (no result scores 1950 there, nor is it one with a 0 too many or too
+    few) read 0.8 sure, 1850 0.17; the cumulative 1950 read 0.7 sure, 1850 0.27.  A misread score
+    plus a miscopied cumulative explains it with ~0.4 of the probability: flagged (SCORE_FLAG_AT
+    0.5), and the score still goes to review."""
     scores = list(SEED_001)
-    scores[1] = (0, 1900)
-    probs = {(1, "ew"): [(1900, 0.8), (1800, 0.17), (None, 0.03)],
-             (1, "cum_ew"): [(1900, 0.7), (1800, 0.27), (None, 0.03)]}
+    scores[1] = (0, 1950)
+    probs = {(1, "ew"): [(1950, 0.8), (1850, 0.17), (None, 0.03)],
+             (1, "cum_ew"): [(1950, 0.7), (1850, 0.27), (None, 0.03)]}
     result = reconcile(sheet(running(scores), probs=probs), explain=False)
-    assert [(f.deal, f.side, f.written) for f in flags_of(result, "score")] == [(2, "ew", 1900)]
+    assert [(f.deal, f.side, f.written) for f in flags_of(result, "score")] == [(2, "ew", 1950)]
     assert flags_of(result, "cumulative") == []
     item = next(r for r in result.review if (r.deal, r.column) == (2, "ew"))
-    assert 0.5 < item.candidates[0][1] < 0.8 and item.candidates[0][0] == 1900
+    assert 0.5 < item.candidates[0][1] < 0.8 and item.candidates[0][0] == 1950
 
 
 def test_the_readers_own_odds_of_the_arithmetics_value_decide_mistake_or_misread():
