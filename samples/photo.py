@@ -611,7 +611,7 @@ def render_photo(seed: int, *, conditions: tuple[str, ...] | str = "combined", s
                      for b in boxes)
         (visible if inside else outside).append(deal)
         if ph.glare is not None and inside:
-            share = _washed_out(ph, [quad(b) for b in boxes[:-1]])
+            share = washed_out(ph.glare, ph.light, [quad(b) for b in boxes[:-1]])
             if share >= GLARE_COVER:
                 glared.append(deal)
             if share >= GLARE_TOUCH:
@@ -635,15 +635,18 @@ def render_photo(seed: int, *, conditions: tuple[str, ...] | str = "combined", s
     return ph.image, truth
 
 
-def _washed_out(ph: Photo, quads: list[np.ndarray]) -> float:
-    """The largest share of any of these cells where the glare leaves dark ink (INK_LEVEL grey before
-    the light) within GLARE_CONTRAST grey levels of the paper (PAPER_LEVEL): the writing gone."""
+def washed_out(glare: np.ndarray, gain: np.ndarray, quads: list[np.ndarray]) -> float:
+    """The largest share of any of these cells (quads in photo pixels) where the glare leaves dark ink
+    (INK_LEVEL grey before the light) within GLARE_CONTRAST grey levels of the paper (PAPER_LEVEL): the
+    writing gone.  ``glare``: grey levels the glare adds, ``gain``: the light's gain, per photo pixel
+    (before blur and noise); samples/photo3d.py's truth uses the same rule."""
     worst = 0.0
     for q in quads:
+        q = np.asarray(q, np.float64)
         x0, y0 = np.floor(q.min(axis=0)).astype(int)
         x1, y1 = np.ceil(q.max(axis=0)).astype(int)
-        g = ph.glare[max(0, y0):y1, max(0, x0):x1]
-        light = ph.light[max(0, y0):y1, max(0, x0):x1]
+        g = glare[max(0, y0):y1, max(0, x0):x1]
+        light = gain[max(0, y0):y1, max(0, x0):x1]
         if g.size:
             paper = np.minimum(255, PAPER_LEVEL * light + g)
             ink = np.minimum(255, INK_LEVEL * light + g)

@@ -12,8 +12,11 @@ the light is a lamp with Lambertian shading and a specular highlight on the curl
 vignetting, defocus, sensor noise, and a JPEG written by Pillow (not OpenCV).
 
 The truth is samples.generate's, every cell's quad the projection of its corners, plus
-``visible_deals`` and ``photo3d`` (the drawn scene).  None of this code is shared with photo.py:
-the geometry benchmark measured on these is not the generator scoring itself.
+``visible_deals``, ``glare_deals`` / ``glare_touched_deals`` (the deals whose cells the specular
+spot washes out, by samples/photo.py's rule, ``washed_out``, the one thing shared with it: what
+counts as unreadable must not differ between the two) and ``photo3d`` (the drawn scene).  None of
+the rendering is shared with photo.py: the geometry benchmark measured on these is not the
+generator scoring itself.
 """
 
 from __future__ import annotations
@@ -32,6 +35,8 @@ if __package__ in (None, ""):  # run as a script: make the repository importable
 import cv2
 import numpy as np
 from PIL import Image, ImageFilter
+
+from samples.photo import GLARE_COVER, GLARE_TOUCH, washed_out
 
 PAGE_MM = (210.0, 297.0)
 
@@ -162,7 +167,8 @@ def _render(seed: int, **options) -> tuple[np.ndarray, dict, bytes]:
     # the table top: its own plane, a pattern drawn in table millimetres
     table = _table(rng, np_rng, k, dist, rot, tvec, (fw, fh))
     sheet = _sample_sheet(page, sheet_map, on_sheet)
-    img = np.where(on_sheet[..., None], sheet * rng.uniform(0.9, 1.0), table)
+    tone = rng.uniform(0.9, 1.0)  # the paper's own tone
+    img = np.where(on_sheet[..., None], sheet * tone, table)
 
     # light: a lamp above to one side; Lambertian on the curl, a specular spot, ambient
     lamp = np.array([rng.uniform(-400, 400), rng.uniform(-400, 400), rng.uniform(500, 900)])
@@ -180,10 +186,12 @@ def _render(seed: int, **options) -> tuple[np.ndarray, dict, bytes]:
     spec = np.where(on_sheet, np.clip((normal * half).sum(axis=-1), 0, 1) ** rng.uniform(40, 200), 0)
     warm = np.array([rng.uniform(0.75, 0.95), rng.uniform(0.88, 0.98), 1.0], np.float32)  # BGR: a warm lamp
     level = rng.uniform(0.55, 1.0)
-    img = img * (shade[..., None] * level) * warm + spec[..., None] * rng.uniform(60, 220)
+    shine = rng.uniform(60, 220)  # grey levels of the specular spot at its peak
+    img = img * (shade[..., None] * level) * warm + spec[..., None] * shine
     yy, xx = np.mgrid[0:fh, 0:fw].astype(np.float32)
     r2 = ((xx - fw / 2) ** 2 + (yy - fh / 2) ** 2) / ((fw / 2) ** 2 + (fh / 2) ** 2)
-    img *= (1 - rng.uniform(0.15, 0.35) * r2)[..., None]  # vignetting
+    vignette = 1 - rng.uniform(0.15, 0.35) * r2
+    img *= vignette[..., None]
     img = np.clip(img + np_rng.normal(0, rng.uniform(1.5, 5.0), img.shape), 0, 255).astype(np.uint8)
 
     # Pillow for the rest: a defocus blur and the JPEG
@@ -205,16 +213,26 @@ def _render(seed: int, **options) -> tuple[np.ndarray, dict, bytes]:
     truth["scan"] = "phone3d"
     cells = [{"row": c["row"], "key": c["key"], "quad": quad(c["box"]), "text": c["text"], "hand": c["hand"]}
              for c in filled.cells]
-    visible = []
+    # what the specular spot washes out, by samples/photo.py's rule: the light's gain and the
+    # grey levels the spot adds, per photo pixel, before blur, noise and clipping
+    gain = (tone * level * float(warm.mean())) * shade * vignette
+    glare = spec * shine * vignette
+    visible, glared, touched = [], [], []
     for deal in range(1, 31):
         boxes = [c["box"] for c in filled.cells if c["row"] == str(deal)] + [geom.row_labels[str(deal)]]
-        pts = np.array([p for b in boxes for p in quad(b)])
-        if ((pts >= 0) & (pts <= [fw - 1, fh - 1])).all():
+        quads = [np.array(quad(b)) for b in boxes]
+        if ((np.concatenate(quads) >= 0) & (np.concatenate(quads) <= [fw - 1, fh - 1])).all():
             visible.append(deal)
+            share = washed_out(glare, gain, quads[:-1])
+            if share >= GLARE_COVER:
+                glared.append(deal)
+            if share >= GLARE_TOUCH:
+                touched.append(deal)
     truth.update({"cells": cells, "page_quad": quad((0, 0, pw, ph)), "rotation": int(round(yaw / 90)) % 4 * 90,
                   "skew_deg": 0.0, "image_size": [fw, fh], "dpi": None, "form_dpi": filled.form_dpi,
                   "page_to_image": None, "jpeg_quality": quality, "visible_deals": visible,
-                  "outside_deals": [d for d in range(1, 31) if d not in visible], "glare_deals": [],
+                  "outside_deals": [d for d in range(1, 31) if d not in visible], "glare_deals": glared,
+                  "glare_touched_deals": touched,
                   "photo3d": {"radius_mm": None if math.isinf(radius) else round(radius), "rows_bow": along_x,
                               "yaw": round(yaw, 1), "pitch": round(pitch, 1), "roll": round(roll, 1),
                               "height_mm": round(height), "fov_deg": round(math.degrees(fov), 1),
