@@ -35,7 +35,8 @@ What is counted, per kind of mistake and per scan kind:
   planted slip made wrong); review items per sheet (median, 90th percentile) per scan kind and on
   clean scans per hand; numbers right after reconciliation; sheets read exactly (a dealer the
   players did not write counts right when the row shows the rotation's, marked inferred);
-  reconciliation's CPU time per sheet.
+  reconciliation's CPU time per sheet; of the planted mistakes not shown, how many are on a sheet
+  the tool sent back for a rescan (its writing unreadable in the scan: still counted as missed).
 """
 
 from __future__ import annotations
@@ -64,11 +65,12 @@ from scoring.reconcile import reconcile
 
 # (first seed, sheets) per cache file; "dev" is what reconciliation was tuned on, "held-out" was
 # not looked at until the end of one round (and has been looked at since), "held-out-2" is the
-# next round's range never looked at before its end
+# next round's range never looked at before its end, "held-out-3" the one after that
 RANGES = {
     "dev": [(140000 + 100 * i, 100) for i in range(8)],
     "held-out": [(130000, 100), (130100, 100)],
     "held-out-2": [(150000, 100), (150100, 100)],
+    "held-out-3": [(160000, 100), (160100, 100)],
 }
 TAG = "i33"  # the sheet options below, in the cache files' names
 LEGIBLE_AT = 0.9
@@ -250,6 +252,7 @@ def measure(data, settings, details: bool = False, outputs: dict | None = None,
     clean_by_hand: dict[str, list[int]] = defaultdict(list)
     cpu: list[float] = []
     missing = right_after_all = 0
+    unseen_rescan = 0  # planted mistakes not shown, on sheets sent back for a rescan
     looked = 0
     look_cpu: list[float] = []
     for seed, truth, table, reading in data:
@@ -294,6 +297,7 @@ def measure(data, settings, details: bool = False, outputs: dict | None = None,
             ok = legible(m, truth, written, reading)
             for tally in (by_kind[m["detail"]], by_kind["all"], by_scan[scan]):
                 tally.add(flagged, shown, ok, other)
+            unseen_rescan += not (shown or other) and bool(obj.get("rescan"))
             if details and (not shown or (ok and not flagged)):
                 print(f"  {seed} {m['detail']} deal {m.get('deal')} {m.get('side')}: "
                       f"{'legible, not flagged' if shown else 'flagged as another kind' if other else 'not shown'} "
@@ -306,7 +310,7 @@ def measure(data, settings, details: bool = False, outputs: dict | None = None,
                           f"({truth['hand']}, {scan})", file=sys.stderr)
     return {"by_kind": by_kind, "by_scan": by_scan, "sheets": sheets, "clean_by_hand": clean_by_hand,
             "cpu": cpu, "missing": missing, "right_after_all": right_after_all, "looked": looked,
-            "look_cpu": look_cpu}
+            "look_cpu": look_cpu, "unseen_rescan": unseen_rescan}
 
 
 def timed(look, spent: list[float]):
@@ -359,6 +363,7 @@ def report(m: dict, title: str) -> str:
         lines.append(f"| {hand} | {len(reviews)} | {statistics.median(reviews):g} / {p90(reviews):g}"
                      f" ({statistics.mean(reviews):.2f}) |")
     cpu = sorted(m["cpu"])
+    t_all = m["by_kind"].get("all") or Tally()
     looked_cpu = [t for t in m.get("look_cpu", []) if t > 0]
     if cpu:
         lines += ["", f"Reconciliation (no explanations), CPU ms a sheet: median {1000 * statistics.median(cpu):.1f},"
@@ -367,7 +372,9 @@ def report(m: dict, title: str) -> str:
                   f" {1000 * statistics.median(looked_cpu) if looked_cpu else 0:.0f} ms);"
                   f" tables not found: {m['missing']};"
                   f" planted winners mistakes not counted, the line naming the pair the deals' scores make"
-                  f" winners (a slip planted with it turned the written totals round): {m['right_after_all']}."]
+                  f" winners (a slip planted with it turned the written totals round): {m['right_after_all']};"
+                  f" planted mistakes not shown that are on a sheet sent back for a rescan:"
+                  f" {m.get('unseen_rescan', 0)} of {t_all.planted - t_all.shown}."]
     return "\n".join(lines)
 
 
