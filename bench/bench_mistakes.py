@@ -36,7 +36,10 @@ What is counted, per kind of mistake and per scan kind:
   clean scans per hand; numbers right after reconciliation; sheets read exactly (a dealer the
   players did not write counts right when the row shows the rotation's, marked inferred);
   reconciliation's CPU time per sheet; of the planted mistakes not shown, how many are on a sheet
-  the tool sent back for a rescan (its writing unreadable in the scan: still counted as missed).
+  the tool sent back for a rescan (its writing unreadable in the scan: still counted as missed);
+  the flags that name no planted mistake by cause, a "sure misread" being a numbers flag whose own
+  cell the reader read at least SURE_MISREAD_AT sure as a value not written (the reader's to fix:
+  no arithmetic tells it from the players' slip).
 """
 
 from __future__ import annotations
@@ -74,6 +77,7 @@ RANGES = {
 }
 TAG = "i33"  # the sheet options below, in the cache files' names
 LEGIBLE_AT = 0.9
+SURE_MISREAD_AT = 0.99  # a false numbers flag whose cell the reader read this sure as another value
 # the planted mistakes (samples.content details) by the names the issue gives them
 KINDS = {"slip_carried": "cumulative slip", "carry": "carry slip (100 / 1000)",
          "miscopy": "lone miscopy", "unexplainable": "score no result explains",
@@ -253,6 +257,7 @@ def measure(data, settings, details: bool = False, outputs: dict | None = None,
     cpu: list[float] = []
     missing = right_after_all = 0
     unseen_rescan = 0  # planted mistakes not shown, on sheets sent back for a rescan
+    false_flags: dict[str, int] = defaultdict(int)  # flags naming no planted mistake, by cause
     looked = 0
     look_cpu: list[float] = []
     for seed, truth, table, reading in data:
@@ -302,6 +307,9 @@ def measure(data, settings, details: bool = False, outputs: dict | None = None,
                 print(f"  {seed} {m['detail']} deal {m.get('deal')} {m.get('side')}: "
                       f"{'legible, not flagged' if shown else 'flagged as another kind' if other else 'not shown'} "
                       f"({truth['hand']}, {scan})", file=sys.stderr)
+        for f in obj["flags"]:
+            if not flag_is_planted(f, truth):
+                false_flags[false_flag_cause(f, written, reading)] += 1
         if details:
             for f in obj["flags"]:
                 if not flag_is_planted(f, truth):
@@ -310,7 +318,20 @@ def measure(data, settings, details: bool = False, outputs: dict | None = None,
                           f"({truth['hand']}, {scan})", file=sys.stderr)
     return {"by_kind": by_kind, "by_scan": by_scan, "sheets": sheets, "clean_by_hand": clean_by_hand,
             "cpu": cpu, "missing": missing, "right_after_all": right_after_all, "looked": looked,
-            "look_cpu": look_cpu, "unseen_rescan": unseen_rescan}
+            "look_cpu": look_cpu, "unseen_rescan": unseen_rescan, "false_flags": false_flags}
+
+
+def false_flag_cause(flag: dict, written: dict, reading) -> str:
+    """Why a flag names no planted mistake: "sure misread" (a numbers flag whose own cell the
+    reader read at least SURE_MISREAD_AT sure as a value the players did not write -- no
+    arithmetic can tell that from their slip), "numbers" (any other numbers flag) or its kind."""
+    if flag["kind"] not in ("cumulative", "score", "total"):
+        return flag["kind"]
+    where = ("total", f"cum_{flag['side']}") if flag["kind"] == "total" \
+        else (str(flag.get("deal")), flag.get("column"))
+    cell = reading_cells(reading).get(where)
+    sure = cell is not None and bool(cell.candidates) and cell.candidates[0][1] >= SURE_MISREAD_AT
+    return "sure misread" if sure and cell.best != written.get(where) else "numbers"
 
 
 def timed(look, spent: list[float]):
@@ -364,6 +385,7 @@ def report(m: dict, title: str) -> str:
                      f" ({statistics.mean(reviews):.2f}) |")
     cpu = sorted(m["cpu"])
     t_all = m["by_kind"].get("all") or Tally()
+    causes = ", ".join(f"{k} {v}" for k, v in sorted(m.get("false_flags", {}).items()))
     looked_cpu = [t for t in m.get("look_cpu", []) if t > 0]
     if cpu:
         lines += ["", f"Reconciliation (no explanations), CPU ms a sheet: median {1000 * statistics.median(cpu):.1f},"
@@ -374,7 +396,9 @@ def report(m: dict, title: str) -> str:
                   f" planted winners mistakes not counted, the line naming the pair the deals' scores make"
                   f" winners (a slip planted with it turned the written totals round): {m['right_after_all']};"
                   f" planted mistakes not shown that are on a sheet sent back for a rescan:"
-                  f" {m.get('unseen_rescan', 0)} of {t_all.planted - t_all.shown}."]
+                  f" {m.get('unseen_rescan', 0)} of {t_all.planted - t_all.shown}; flags naming no planted"
+                  f" mistake, by cause (a sure misread: the flagged cell read >= {SURE_MISREAD_AT} sure as a"
+                  f" value not written): {causes or 'none'}."]
     return "\n".join(lines)
 
 
