@@ -309,7 +309,7 @@ def measure(data, settings, details: bool = False, outputs: dict | None = None,
                       f"({truth['hand']}, {scan})", file=sys.stderr)
         for f in obj["flags"]:
             if not flag_is_planted(f, truth):
-                false_flags[false_flag_cause(f, written, reading)] += 1
+                false_flags[f"{false_flag_cause(f, written, reading)} ({scan})"] += 1
         if details:
             for f in obj["flags"]:
                 if not flag_is_planted(f, truth):
@@ -324,14 +324,18 @@ def measure(data, settings, details: bool = False, outputs: dict | None = None,
 def false_flag_cause(flag: dict, written: dict, reading) -> str:
     """Why a flag names no planted mistake: "sure misread" (a numbers flag whose own cell the
     reader read at least SURE_MISREAD_AT sure as a value the players did not write -- no
-    arithmetic can tell that from their slip), "numbers" (any other numbers flag) or its kind."""
+    arithmetic can tell that from their slip), another numbers flag by how its cell was read, or
+    the flag's kind; with the scan kind."""
     if flag["kind"] not in ("cumulative", "score", "total"):
         return flag["kind"]
     where = ("total", f"cum_{flag['side']}") if flag["kind"] == "total" \
         else (str(flag.get("deal")), flag.get("column"))
     cell = reading_cells(reading).get(where)
-    sure = cell is not None and bool(cell.candidates) and cell.candidates[0][1] >= SURE_MISREAD_AT
-    return "sure misread" if sure and cell.best != written.get(where) else "numbers"
+    if cell is None or not cell.candidates:
+        return "numbers, cell not read"
+    if cell.best == written.get(where):
+        return "numbers, cell read as written"  # the misread is in another cell it rests on
+    return "sure misread" if cell.candidates[0][1] >= SURE_MISREAD_AT else "numbers, cell misread less surely"
 
 
 def timed(look, spent: list[float]):
