@@ -35,7 +35,11 @@ What is counted, per kind of mistake and per scan kind:
   planted slip made wrong); review items per sheet (median, 90th percentile) per scan kind and on
   clean scans per hand; numbers right after reconciliation; sheets read exactly (a dealer the
   players did not write counts right when the row shows the rotation's, marked inferred);
-  reconciliation's CPU time per sheet.
+  reconciliation's CPU time per sheet; of the planted mistakes not shown, how many are on a sheet
+  the tool sent back for a rescan (its writing unreadable in the scan: still counted as missed);
+  the flags that name no planted mistake by cause, a "sure misread" being a numbers flag whose own
+  cell the reader read at least SURE_MISREAD_AT sure as a value not written (the reader's to fix:
+  no arithmetic tells it from the players' slip).
 """
 
 from __future__ import annotations
@@ -64,14 +68,16 @@ from scoring.reconcile import reconcile
 
 # (first seed, sheets) per cache file; "dev" is what reconciliation was tuned on, "held-out" was
 # not looked at until the end of one round (and has been looked at since), "held-out-2" is the
-# next round's range never looked at before its end
+# next round's range never looked at before its end, "held-out-3" the one after that
 RANGES = {
     "dev": [(140000 + 100 * i, 100) for i in range(8)],
     "held-out": [(130000, 100), (130100, 100)],
     "held-out-2": [(150000, 100), (150100, 100)],
+    "held-out-3": [(160000, 100), (160100, 100)],
 }
 TAG = "i33"  # the sheet options below, in the cache files' names
 LEGIBLE_AT = 0.9
+SURE_MISREAD_AT = 0.99  # a false numbers flag whose cell the reader read this sure as another value
 # the planted mistakes (samples.content details) by the names the issue gives them
 KINDS = {"slip_carried": "cumulative slip", "carry": "carry slip (100 / 1000)",
          "miscopy": "lone miscopy", "unexplainable": "score no result explains",
@@ -250,6 +256,8 @@ def measure(data, settings, details: bool = False, outputs: dict | None = None,
     clean_by_hand: dict[str, list[int]] = defaultdict(list)
     cpu: list[float] = []
     missing = right_after_all = 0
+    unseen_rescan = 0  # planted mistakes not shown, on sheets sent back for a rescan
+    false_flags: dict[str, int] = defaultdict(int)  # flags naming no planted mistake, by cause
     looked = 0
     look_cpu: list[float] = []
     for seed, truth, table, reading in data:
@@ -294,10 +302,14 @@ def measure(data, settings, details: bool = False, outputs: dict | None = None,
             ok = legible(m, truth, written, reading)
             for tally in (by_kind[m["detail"]], by_kind["all"], by_scan[scan]):
                 tally.add(flagged, shown, ok, other)
+            unseen_rescan += not (shown or other) and bool(obj.get("rescan"))
             if details and (not shown or (ok and not flagged)):
                 print(f"  {seed} {m['detail']} deal {m.get('deal')} {m.get('side')}: "
                       f"{'legible, not flagged' if shown else 'flagged as another kind' if other else 'not shown'} "
                       f"({truth['hand']}, {scan})", file=sys.stderr)
+        for f in obj["flags"]:
+            if not flag_is_planted(f, truth):
+                false_flags[f"{false_flag_cause(f, written, reading)} ({scan})"] += 1
         if details:
             for f in obj["flags"]:
                 if not flag_is_planted(f, truth):
@@ -306,7 +318,24 @@ def measure(data, settings, details: bool = False, outputs: dict | None = None,
                           f"({truth['hand']}, {scan})", file=sys.stderr)
     return {"by_kind": by_kind, "by_scan": by_scan, "sheets": sheets, "clean_by_hand": clean_by_hand,
             "cpu": cpu, "missing": missing, "right_after_all": right_after_all, "looked": looked,
-            "look_cpu": look_cpu}
+            "look_cpu": look_cpu, "unseen_rescan": unseen_rescan, "false_flags": false_flags}
+
+
+def false_flag_cause(flag: dict, written: dict, reading) -> str:
+    """Why a flag names no planted mistake: "sure misread" (a numbers flag whose own cell the
+    reader read at least SURE_MISREAD_AT sure as a value the players did not write -- no
+    arithmetic can tell that from their slip), another numbers flag by how its cell was read, or
+    the flag's kind; with the scan kind."""
+    if flag["kind"] not in ("cumulative", "score", "total"):
+        return flag["kind"]
+    where = ("total", f"cum_{flag['side']}") if flag["kind"] == "total" \
+        else (str(flag.get("deal")), flag.get("column"))
+    cell = reading_cells(reading).get(where)
+    if cell is None or not cell.candidates:
+        return "numbers, cell not read"
+    if cell.best == written.get(where):
+        return "numbers, cell read as written"  # the misread is in another cell it rests on
+    return "sure misread" if cell.candidates[0][1] >= SURE_MISREAD_AT else "numbers, cell misread less surely"
 
 
 def timed(look, spent: list[float]):
@@ -359,6 +388,8 @@ def report(m: dict, title: str) -> str:
         lines.append(f"| {hand} | {len(reviews)} | {statistics.median(reviews):g} / {p90(reviews):g}"
                      f" ({statistics.mean(reviews):.2f}) |")
     cpu = sorted(m["cpu"])
+    t_all = m["by_kind"].get("all") or Tally()
+    causes = ", ".join(f"{k} {v}" for k, v in sorted(m.get("false_flags", {}).items()))
     looked_cpu = [t for t in m.get("look_cpu", []) if t > 0]
     if cpu:
         lines += ["", f"Reconciliation (no explanations), CPU ms a sheet: median {1000 * statistics.median(cpu):.1f},"
@@ -367,7 +398,11 @@ def report(m: dict, title: str) -> str:
                   f" {1000 * statistics.median(looked_cpu) if looked_cpu else 0:.0f} ms);"
                   f" tables not found: {m['missing']};"
                   f" planted winners mistakes not counted, the line naming the pair the deals' scores make"
-                  f" winners (a slip planted with it turned the written totals round): {m['right_after_all']}."]
+                  f" winners (a slip planted with it turned the written totals round): {m['right_after_all']};"
+                  f" planted mistakes not shown that are on a sheet sent back for a rescan:"
+                  f" {m.get('unseen_rescan', 0)} of {t_all.planted - t_all.shown}; flags naming no planted"
+                  f" mistake, by cause (a sure misread: the flagged cell read >= {SURE_MISREAD_AT} sure as a"
+                  f" value not written): {causes or 'none'}."]
     return "\n".join(lines)
 
 

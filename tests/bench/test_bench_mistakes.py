@@ -1,0 +1,28 @@
+"""How bench_mistakes names the cause of a flag that names no planted mistake."""
+
+from __future__ import annotations
+
+from bench.bench_mistakes import false_flag_cause
+from scoring.sheet import CellReading, RowReading, SheetReading
+
+
+def _reading(cum_ns: CellReading) -> SheetReading:
+    cells = {"ns": CellReading([(0, 0.999)]), "ew": CellReading([(90, 0.99)]), "cum_ns": cum_ns}
+    return SheetReading("s", [RowReading(6, cells)])
+
+
+FLAG = {"deal": 6, "kind": "cumulative", "side": "ns", "column": "cum_ns", "written": 120, "expected": 170}
+WRITTEN = {("6", "cum_ns"): 170, ("6", "ns"): 0, ("6", "ew"): 90}
+
+
+def test_a_flag_on_a_cell_read_surely_as_another_value_is_a_sure_misread():
+    sure = _reading(CellReading([(120, 0.998), (None, 0.001)]))
+    assert false_flag_cause(FLAG, WRITTEN, sure) == "sure misread"
+
+
+def test_other_false_numbers_flags_say_how_their_cell_was_read():
+    unsure = _reading(CellReading([(120, 0.95), (170, 0.04)]))
+    assert false_flag_cause(FLAG, WRITTEN, unsure) == "numbers, cell misread less surely"
+    right = _reading(CellReading([(170, 0.999)]))
+    assert false_flag_cause(FLAG, WRITTEN, right) == "numbers, cell read as written"
+    assert false_flag_cause({"kind": "winner", "side": "ns"}, WRITTEN, right) == "winner"
