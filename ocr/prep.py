@@ -81,6 +81,46 @@ def prepare_cut(grey: np.ndarray, settings: ReaderSettings = DEFAULT) -> tuple[n
     return out, replace(cut, second_look=True)
 
 
+def clear_rulings(grey: np.ndarray, settings: ReaderSettings = DEFAULT) -> np.ndarray:
+    """A photographed cell's image with its rulings' leftovers made paper.
+
+    On a phone photo the rulings are blurred over several pixels and bent by the paper's curl, so
+    the geometry stage leaves parts of them along the cell's sides; the cut then takes in a
+    vertical one beside the writing (read as a 1, or alone when the writing is fainter) or is
+    stretched to the cell's width by a horizontal one.  Removed: dark vertical runs at least
+    ``photo_ruling_tall`` x the cell's height whose middle lies within ``photo_ruling_edge`` of
+    its width from either side, and horizontal runs at least ``photo_ruling_long`` x its height
+    (and a third of its width) long whose middle lies in the outer ``photo_ruling_band`` of its
+    rows -- each with a pixel around it.  Writing between them is left alone."""
+    s = settings
+    g = np.asarray(grey)
+    if g.ndim != 2 or min(g.shape) < 4:
+        return g
+    h, w = g.shape
+    ink = 255 - g.astype(np.int16)
+    top = int(ink.max())
+    if top < 40:  # no ink to speak of
+        return g
+    mask = (ink > max(20, 0.3 * top)).astype(np.uint8)
+    clear = np.zeros_like(mask)
+    runs = [((max(int(s.photo_ruling_long * h), w // 3), 1), 1, s.photo_ruling_band * h, h),
+            ((1, max(3, int(s.photo_ruling_tall * h))), 0, s.photo_ruling_edge * w, w)]
+    for size, axis, near, extent in runs:
+        if size[0] >= w or size[1] >= h:
+            continue
+        lines = cv2.morphologyEx(mask, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_RECT, size))
+        n, labels, _, centres = cv2.connectedComponentsWithStats(lines, connectivity=8)
+        for i in range(1, n):
+            c = centres[i][axis]
+            if c < near or c > extent - near:
+                clear[labels == i] = 1
+    if not clear.any():
+        return g
+    out = g.copy()
+    out[cv2.dilate(clear, np.ones((3, 3), np.uint8)) > 0] = 255
+    return out
+
+
 def _dotted_marks(ink: np.ndarray, mask: np.ndarray, h: int, s: ReaderSettings) -> list:
     """The marks of ``mask`` that are writing once its dots are closed up (the second look's test),
     as boxes of ``ink``'s coordinates: a fax breaks a digit beside a solid one into specks each too

@@ -20,7 +20,7 @@ from ocr.data import DEAL_COLUMNS, Table
 from ocr.ensemble import CellReader, default_net, number_strings, variant_odds
 from ocr.partial import add_missing, missing_meta
 from ocr.ppocr import LineReader, default_reader, mark, read_line
-from ocr.prep import HEIGHT, WIDTH, Cut, prepare_cut
+from ocr.prep import HEIGHT, WIDTH, Cut, clear_rulings, prepare_cut
 from ocr.printed import read_fields
 from ocr.settings import ReaderSettings
 from scoring.sheet import Candidate, CellReading, RowReading, SheetReading
@@ -39,8 +39,10 @@ def read_table(table: Table, net: CellReader | None = None, settings: ReaderSett
     cells = [(ci, c) for ci, c in enumerate(table.cells) if c.key == "dealer" or c.key in DEAL_COLUMNS]
     inputs = np.zeros((len(cells), HEIGHT, WIDTH), np.float32)
     cuts = []
+    photo = table.straight.grid is not None  # a photo straightened from its lattice: rulings' leftovers
     for k, (_, cell) in enumerate(cells):
-        inputs[k], cut = prepare_cut(cell.image, settings)
+        inputs[k], cut = prepare_cut(clear_rulings(cell.image, settings) if photo and cell.key != "dealer"
+                                       else cell.image, settings)
         cuts.append(cut)
     inked = np.flatnonzero(inputs.reshape(len(cells), -1).max(axis=1) > 0) if cells else np.zeros(0, int)
     dealers = [k for k in inked if cells[k][1].key == "dealer"]

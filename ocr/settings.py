@@ -262,6 +262,15 @@ class ReaderSettings:
     # height) and at most this wide: a light 1 stays, a photo's shading goes ("600" read "6600")
     margin_stroke_tall: float = 0.4
     margin_stroke_wide: float = 0.35
+    # a photographed cell (a photo straightened from its lattice) keeps leftovers of its rulings
+    # that the networks read as 1s or frame the writing with: dark runs at least this tall (x the
+    # cell) within this share of its width from either side, and runs at least photo_ruling_long x
+    # its height (or a third of its width) long in this share of its rows at top or bottom, are
+    # made paper before the cut (ocr/prep.py's clear_rulings; bench/RESULTS-geometry.md round 29)
+    photo_ruling_tall: float = 0.55
+    photo_ruling_edge: float = 0.15
+    photo_ruling_long: float = 1.0
+    photo_ruling_band: float = 0.3
 
     # -- the cell networks and the digit network (ocr/cellnet.py, ocr/digitnet.py, ocr/ensemble.py)
     # a network runs only as wide as the writing plus this many empty columns (the frames beyond
