@@ -160,7 +160,7 @@ def number_strings(inputs: np.ndarray, cuts: list[Cut | None], first: list[np.nd
     if ask:
         crops = [second_crop(cuts[i], settings) for i in ask]
         def mapped(probs: np.ndarray) -> np.ndarray:
-            return second.mapped(probs, ALPHABET, settings.second_ignored)
+            return second.mapped(probs, ALPHABET, settings.second_ignored, settings.second_as_one)
 
         for i, lp in zip(ask, second.probs(crops, settings.second_min_width, settings.second_batch, keep=mapped),
                          strict=True):

@@ -250,9 +250,11 @@ class ReaderSettings:
     # marks it reads that are no digit count as "nothing here": separators, ticks and dashes (a
     # dash alone is worth 0, as a blank cell is; ORAND's first 540: 83.3 -> 83.5 % exact)
     second_ignored: str = ".,'`·:;/_-—–=~"
-    # marks it reads that count as the digit 1 (taking precedence over second_ignored): a 1 written
-    # as one slanted stroke, which it reads as "/" (the sheets' MNIST hand "1210" read "12/0")
-    second_as_one: str = "/"
+    # marks it reads that count as the digit 1 (taking precedence over second_ignored), e.g. "/": a
+    # 1 written as one slanted stroke, which it reads so (the sheets' MNIST hand "1210" read
+    # "12/0"); off -- "/" gained on the fitting cells and held-out writers but lost a written
+    # number on the benchmark sheets (bench/RESULTS-read.md)
+    second_as_one: str = ""
 
     # -- cell preparation (ocr/prep.py); the networks were trained on cells cut with these --
     writing_ink: float = 0.35  # ink (0 paper .. 1 the cell's darkest) above this is writing ...

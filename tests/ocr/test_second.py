@@ -379,3 +379,31 @@ def test_the_second_reader_leads_where_it_is_sure_and_the_networks_are_not():
 
     assert "-sure0.95-0.9" in mark("d", ReaderSettings(second_sure=0.95, second_share_sure=0.9))
     assert "-sure" not in mark("d", ReaderSettings(second_sure=1.01))
+
+
+class _Says(_Net):
+    """A stand-in model that reads every crop as "1/0" (a 1 written as a slanted stroke in the middle)."""
+
+    def forward(self):
+        y = super().forward()
+        for t, c in ((1, 2), (3, 3), (5, 1)):  # "1", "/", "0" between blanks
+            y[:, t, 0], y[:, t, c] = 0.0, 1.0
+        return y
+
+
+def test_the_sheet_code_maps_the_second_readers_marks_as_its_settings_say():
+    """number_strings (what sheets and ``rubberscan cell`` read through) must map the second
+    reader's frames with the settings' second_as_one, not the default's."""
+    import os
+
+    from ocr.ensemble import default_net, number_strings
+    from ocr.prep import prepare_cut
+
+    reader = LineReader(("", "0", "1", "/", " "), b"", "test")
+    reader._dnn[os.getpid()] = _Says(len(reader.chars))
+    net = default_net()
+    for as_one, want in (("/", "110"), ("", "10")):
+        st = ReaderSettings(second_unsure=1.01, second_share=1.0, second_as_one=as_one)
+        x, cut = prepare_cut(cell_image(_text_image("110")), st)
+        found, _, asked = number_strings(x[None], [cut], net.nets[0].read(x[None], st), net, reader, st)
+        assert asked == 1 and found[0][0][0] == want
