@@ -224,9 +224,10 @@ class ReaderSettings:
     # sheets' MNIST hand lost by it)
     second_sure: float = 0.95
     second_share_sure: float = 0.9
-    # the mixture's "none of these" (the mass both readers left off their strings) times this: two
-    # readers' beams together leave less unread than one's
-    second_none: float = 0.5
+    # the mixture's "none of these" (the mass both readers left off their strings) times this; 0.5
+    # read real hands ~0.3-0.9 points better but made a scribbled-over cell a likely 0 instead of
+    # "cannot read" (tests/review/test_browser.py's blotted sample): 1
+    second_none: float = 1.0
     # calibration: the strings' probabilities (and "none of these") raised to this power and
     # renormalised, where the cell networks read alone / where both readers did; fitted by
     # bench/fit_reader.py: any power below 1 lowered how many readings are >= 0.95 without making
