@@ -202,8 +202,9 @@ def combine(nets: list[tuple[str, float]], second_lp: np.ndarray, first_lp: np.n
     second reader's by the CTC forward pass over its frames ``second_lp`` -- and mixed, the second
     reader's share ``second_share`` (``second_share_lost`` where the networks' best is below
     ``second_lost``, at least ``second_share_sure`` where the second reader's best is at least
-    ``second_sure``, surer than the networks' and of another number of digits; their "none of these" times ``second_none``), or with ``second_share`` 0 combined as p_nets ** nets_weight x p_second **
-    second_weight, with "none of these" (the mass each left off the listed strings) combined
+    ``second_sure``, surer than the networks' and of another number of digits; their "none of
+    these" times ``second_none``), or with ``second_share`` 0 combined as p_nets ** nets_weight x
+    p_second ** second_weight, with "none of these" (the mass each left off the listed strings) combined
     alike; renormalised, so the strings' total is what the readers together did not leave to
     "none"."""
     own = dict(nets)
