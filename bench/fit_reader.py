@@ -27,6 +27,7 @@ import statistics
 import sys
 import time
 from dataclasses import replace
+from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
@@ -34,7 +35,7 @@ import numpy as np
 from bench.bench_cells import score, unipen_numbers
 from ocr.ctc import ALPHABET
 from ocr.ensemble import NUMBER_SYMBOLS, combine, default_net, second_crop, tempered
-from ocr.ppocr import default_reader
+from ocr.ppocr import LineReader, default_reader
 from ocr.prep import prepare_cut
 from ocr.read import number_reading
 from ocr.settings import ReaderSettings
@@ -67,8 +68,10 @@ def sheet_cells(count: int, first: int = FIT_SHEETS) -> tuple[list[np.ndarray], 
 
 def read_all(images: list[np.ndarray], settings: ReaderSettings) -> list[tuple | None]:
     """Each cell as every reader reads it: (the networks' N-best, the first network's frames, the
-    second reader's frames mapped to the networks' symbols); None for a cell read as empty."""
+    second reader's frames over the characters any mapping setting may use, :func:`_narrow`); None
+    for a cell read as empty."""
     net, second = default_net(), default_reader()
+    cols = _narrow(second)[1]
     prepared = [prepare_cut(g, settings) for g in images]
     inked = [k for k, (_, cut) in enumerate(prepared) if cut is not None]
     out: list[tuple | None] = [None] * len(images)
@@ -80,13 +83,32 @@ def read_all(images: list[np.ndarray], settings: ReaderSettings) -> list[tuple |
         found = net.nbest(inputs, [NUMBER_SYMBOLS] * len(part), beam=settings.beam, cuts=cuts, first=first,
                           settings=settings)
         crops = [second_crop(c, settings) for c in cuts]
-        lps = [second.mapped(p, ALPHABET, settings.second_ignored) for p in second.probs(crops, settings.second_min_width, settings.second_batch)]
+        lps = second.probs(crops, settings.second_min_width, settings.second_batch, keep=lambda p: p[:, cols])
         for k, f, fr, lp in zip(part, found, first, lps, strict=True):
             out[k] = (f, fr, lp)
     return out
 
 
+# characters the second reader's frames keep in a cache: the networks' symbols, what
+# second_ignored / second_as_one may name, and marks that look like a digit
+KEPT = ALPHABET + ".,'`·:;/_-—–=~ |\\lIi!()[]{}oOQDzZsSbgqBGT?"
+
+
+@lru_cache(maxsize=1)
+def _narrow(second: LineReader) -> tuple[LineReader, list[int]]:
+    """A reader over the cache's characters only (blank first) and their columns in ``second``'s frames."""
+    index = {c: i for i, c in enumerate(second.chars)}
+    chars = [c for c in dict.fromkeys(KEPT) if c in index]
+    return LineReader(("",) + tuple(chars), b"", "narrow"), [0] + [index[c] for c in chars]
+
+
+def second_frames(narrow: np.ndarray, settings: ReaderSettings) -> np.ndarray:
+    """A cached cell's second-reader frames mapped to the networks' symbols as ``settings`` map them."""
+    return _narrow(default_reader())[0].mapped(narrow, ALPHABET, settings.second_ignored, settings.second_as_one)
+
+
 _COMBINED: dict[tuple, list] = {}
+_MAPPED: dict[tuple, np.ndarray] = {}
 
 
 def readings(read: list[tuple | None], settings: ReaderSettings) -> list:
@@ -96,11 +118,16 @@ def readings(read: list[tuple | None], settings: ReaderSettings) -> list:
         if r is None:
             out.append(blank)
             continue
-        f, fr, lp = r
+        f, fr, narrow = r
         ask = settings.use_second and (not f or f[0][1] < settings.second_unsure)
         if ask:
-            key = (id(r), settings.second_share, settings.nets_weight, settings.second_weight,
-                   settings.second_lost, settings.second_share_lost)
+            mkey = (id(r), settings.second_ignored, settings.second_as_one)
+            if mkey not in _MAPPED:
+                _MAPPED[mkey] = second_frames(narrow, settings)
+            lp = _MAPPED[mkey]
+            key = mkey + (settings.second_share, settings.nets_weight, settings.second_weight,
+                          settings.second_lost, settings.second_share_lost, settings.second_sure, settings.second_share_sure,
+                          settings.second_none)
             if key not in _COMBINED:  # the same combination under another threshold or power
                 _COMBINED[key] = combine(f, lp, fr, settings)
             found = tempered(_COMBINED[key], settings.combined_power)
@@ -113,6 +140,9 @@ def readings(read: list[tuple | None], settings: ReaderSettings) -> list:
 GRIDS = {
     "mix": [dict(second_unsure=u, second_share=w) for u in (0.95, 0.99, 0.999, 1.01) for w in (0.3, 0.5, 0.7)],
     "lost": [dict(second_lost=t, second_share_lost=w) for t in (0.0, 0.2, 0.3, 0.4, 0.5) for w in (0.5, 0.7, 0.9)],
+    "sure": [dict(second_sure=t, second_share_sure=w) for t in (0.9, 0.95, 0.98, 0.99, 0.995, 1.01) for w in (0.5, 0.7, 0.9)],
+    "one": [dict(second_as_one=c) for c in ("", "/", "/|", "/|l", "/|lI")],
+    "combined": [dict(combined_power=b) for b in (0.9, 0.8, 0.7, 0.6, 0.5)],
     "power": [dict(second_unsure=u, nets_power=a, combined_power=b)
               for u in (0.95, 0.99, 0.999) for a in (1.0, 0.8, 0.6, 0.45) for b in (1.0, 0.8, 0.6, 0.45)],
     "product": [dict(second_unsure=u, second_share=0.0, nets_weight=a, second_weight=b)
@@ -137,6 +167,10 @@ def main(argv: list[str]) -> int:
     t0 = time.process_time()
     if args.cache and Path(args.cache).exists():
         groups = pickle.loads(Path(args.cache).read_bytes())
+        # a group's settings are today's defaults with its own kind of number (a cache keeps those
+        # of the code that wrote it)
+        groups = {name: (read, truths, replace(base, max_digits=st.max_digits, not_tens_prior=st.not_tens_prior))
+                  for name, (read, truths, st) in groups.items()}
     else:
         groups = read_groups(args, base)
         if args.cache:

@@ -90,27 +90,33 @@ class LineReader:
                 out[i] = y[j, : t_used[j]] if keep is None else keep(y[j, : t_used[j]])
         return out  # type: ignore[return-value]
 
-    def mapped(self, probs: np.ndarray, alphabet: str, ignored: str = DEFAULT.second_ignored) -> np.ndarray:
+    def mapped(self, probs: np.ndarray, alphabet: str, ignored: str = DEFAULT.second_ignored,
+               as_one: str = DEFAULT.second_as_one) -> np.ndarray:
         """Log-probabilities over [CTC blank] + ``alphabet`` from full frames: the ``ignored``
-        marks' (and the space's) probability goes to the blank, every other character's is left out
-        and the rest renormalised -- the reader asked "which of these symbols, if any", as the cell
-        networks are (a symbol of ``alphabet`` among the ignored marks is never read)."""
-        cols, sep = self._columns(alphabet, ignored)
+        marks' (and the space's) probability goes to the blank, the ``as_one`` marks' to the digit
+        1 (a stroke many write a 1 as), every other character's is left out and the rest
+        renormalised -- the reader asked "which of these symbols, if any", as the cell networks are
+        (a symbol of ``alphabet`` among the ignored marks is never read)."""
+        cols, sep, one = self._columns(alphabet, ignored, as_one)
         out = np.empty((len(probs), len(alphabet) + 1), np.float64)
         out[:, 0] = probs[:, 0] + probs[:, sep].sum(axis=1)
         out[:, 1:] = np.where(cols >= 0, probs[:, np.maximum(cols, 0)], 0.0)
+        if one and "1" in alphabet:
+            out[:, 1 + alphabet.index("1")] += probs[:, one].sum(axis=1)
         out /= np.maximum(out.sum(axis=1, keepdims=True), 1e-30)
         return np.log(np.maximum(out, 1e-30))
 
-    def _columns(self, alphabet: str, ignored: str) -> tuple[np.ndarray, list[int]]:
-        """For :meth:`mapped`: the frames' column of each symbol of ``alphabet`` (-1: left out) and
-        the columns that count as the blank, worked out once per reader (the character list is
-        18,710 long: ~1.3 ms a cell when it was indexed for each)."""
-        key = (alphabet, ignored)
+    def _columns(self, alphabet: str, ignored: str, as_one: str = "") -> tuple[np.ndarray, list[int], list[int]]:
+        """For :meth:`mapped`: the frames' column of each symbol of ``alphabet`` (-1: left out),
+        the columns that count as the blank and those that count as a 1, worked out once per reader
+        (the character list is 18,710 long: ~1.3 ms a cell when it was indexed for each)."""
+        key = (alphabet, ignored, as_one)
         if key not in self._maps:
             index = {c: i for i, c in enumerate(self.chars)}
+            ones = [index[c] for c in as_one if c in index and c not in alphabet]
             cols = np.array([index[c] if c in index and c not in ignored else -1 for c in alphabet], np.intp)
-            self._maps[key] = (cols, sorted({index[c] for c in ignored + " " if c in index}))
+            blank = sorted({index[c] for c in ignored + " " if c in index and c not in as_one})
+            self._maps[key] = (cols, blank, sorted(set(ones)))
         return self._maps[key]
 
     def text(self, probs: np.ndarray) -> tuple[str, float]:
@@ -131,11 +137,17 @@ def mark(digest: str, settings: ReaderSettings = DEFAULT) -> str:
     its opinion is weighed ("-lost<below>-<share>": its share where the networks are that unsure;
     readings without it mixed it in alike everywhere), the width a crop is padded to ("-pad320";
     readings without it were padded to the widest crop of the batch only) and "-digits": it reads
-    nothing but digits (its dashes count as nothing)."""
+    nothing but digits (its dashes count as nothing); "-sure<at>-<share>": its share where it is
+    that sure; "-one<n>": n marks it reads count as a 1 (second_as_one)."""
     rule = f"mix{settings.second_share:g}" if settings.second_share > 0 else f"w{settings.nets_weight:g}-{settings.second_weight:g}"
     if settings.second_share > 0 and settings.second_lost > 0:
         rule += f"-lost{settings.second_lost:g}-{settings.second_share_lost:g}"
-    return f"second-{digest}-below{settings.second_unsure:g}-{rule}-pad{settings.second_min_width}-digits"
+    if settings.second_share > 0 and settings.second_sure <= 1:
+        rule += f"-sure{settings.second_sure:g}-{settings.second_share_sure:g}"
+    if settings.second_share > 0 and settings.second_none != 1:
+        rule += f"-none{settings.second_none:g}"
+    ones = f"-one{len(settings.second_as_one)}" if settings.second_as_one else ""
+    return f"second-{digest}-below{settings.second_unsure:g}-{rule}-pad{settings.second_min_width}-digits{ones}"
 
 
 @lru_cache(maxsize=1)

@@ -218,6 +218,16 @@ class ReaderSettings:
     # generated sheets by bench/fit_reader.py: there the MNIST hand lost nothing by it)
     second_lost: float = 0.3
     second_share_lost: float = 0.7
+    # ... and at least second_share_sure where the second reader's best string is at least
+    # second_sure, surer than the networks' best and of another length (>1: never; fitted on UNIPEN
+    # parts 1-2 and 60 generated sheets: where the two disagree on a digit, not on how many, the
+    # sheets' MNIST hand lost by it)
+    second_sure: float = 0.95
+    second_share_sure: float = 0.9
+    # the mixture's "none of these" (the mass both readers left off their strings) times this; 0.5
+    # read real hands ~0.3-0.9 points better but made a scribbled-over cell a likely 0 instead of
+    # "cannot read" (tests/review/test_browser.py's blotted sample): 1
+    second_none: float = 1.0
     # calibration: the strings' probabilities (and "none of these") raised to this power and
     # renormalised, where the cell networks read alone / where both readers did; fitted by
     # bench/fit_reader.py: any power below 1 lowered how many readings are >= 0.95 without making
@@ -241,6 +251,11 @@ class ReaderSettings:
     # marks it reads that are no digit count as "nothing here": separators, ticks and dashes (a
     # dash alone is worth 0, as a blank cell is; ORAND's first 540: 83.3 -> 83.5 % exact)
     second_ignored: str = ".,'`·:;/_-—–=~"
+    # marks it reads that count as the digit 1 (taking precedence over second_ignored), e.g. "/": a
+    # 1 written as one slanted stroke, which it reads so (the sheets' MNIST hand "1210" read
+    # "12/0"); off -- "/" gained on the fitting cells and held-out writers but lost a written
+    # number on the benchmark sheets (bench/RESULTS-read.md)
+    second_as_one: str = ""
 
     # -- cell preparation (ocr/prep.py); the networks were trained on cells cut with these --
     writing_ink: float = 0.35  # ink (0 paper .. 1 the cell's darkest) above this is writing ...

@@ -146,8 +146,8 @@ def test_combination_settles_a_doubt_and_keeps_disagreement_unsure():
 def test_second_reader_weighs_more_where_the_networks_are_lost():
     nets = [("120", 0.25), ("170", 0.2)]  # the networks hardly know: a hand unlike their training's
     second, first = _frames(_path("170"), 0.995), _frames(_path("120"), 0.4)
-    lost = combine(nets, second, first, ReaderSettings())
-    even = combine(nets, second, first, ReaderSettings(second_lost=0.0))
+    lost = combine(nets, second, first, ReaderSettings(second_none=1.0))
+    even = combine(nets, second, first, ReaderSettings(second_lost=0.0, second_none=1.0))
     assert lost[0][0] == even[0][0] == "170"
     assert lost[0][1] > 0.7 and even[0][1] < 0.5  # share 0.7 there, 0.3 elsewhere
     alone = combine(nets, second, first, ReaderSettings(second_share=1.0))  # the second reader alone stays alone
@@ -330,3 +330,80 @@ def test_frames_passed_through_keep_as_each_batch_is_read_hold_no_batch_output()
     for f, k in zip(full, kept, strict=True):
         assert np.array_equal(reader.mapped(f, ALPHABET), k)
         assert k.base is None or k.base.shape[0] == k.shape[0]  # its own array, not a batch's view
+
+
+def test_a_one_written_as_a_slanted_bar_is_read_as_a_1_not_dropped():
+    """The model reads a 1 written as one slanted stroke as "/" (the sheets' "1210" as "12/0"); a
+    separator mark that would drop the digit: with ``as_one`` it counts as a 1, other marks stay
+    nothing and a symbol of the alphabet is never taken for a 1."""
+    reader = LineReader(("", "1", "2", "0", "/", ".", "|", " "), b"", "test")
+    probs = np.zeros((4, len(reader.chars)))
+    for t, c in enumerate((1, 2, 4, 3)):  # "1", "2", "/", "0"
+        probs[t, c] = 1.0
+    dropped = np.exp(reader.mapped(probs, ALPHABET, ignored="./", as_one=""))
+    assert dropped[2, 0] == pytest.approx(1.0)  # the "/" was nothing: "120"
+    one = np.exp(reader.mapped(probs, ALPHABET, ignored="./", as_one="/|"))
+    assert one[2, ALPHABET.index("1") + 1] == pytest.approx(1.0) and one[2, 0] < 1e-20  # "1210"
+    assert np.allclose(one[[0, 1, 3]], dropped[[0, 1, 3]])
+    probs[2] = 0.0
+    probs[2, [5, 6]] = 0.7, 0.3  # mostly ".", some "|"
+    mixed = np.exp(reader.mapped(probs, ALPHABET, ignored="./", as_one="/|"))
+    assert mixed[2, 0] == pytest.approx(0.7) and mixed[2, ALPHABET.index("1") + 1] == pytest.approx(0.3)
+    assert reader._columns(ALPHABET, "", "1/")[2] == [4]  # "1" itself is the digit's own column
+
+
+def test_the_second_reader_leads_where_it_is_sure_and_the_networks_are_not():
+    nets = [("130", 0.8), ("30", 0.1)]  # fairly unsure, not lost; the two disagree on how many digits
+    second, first = _frames(_path("30"), 0.999), _frames(_path("130"), 0.6)
+    shipped = combine(nets, second, first, ReaderSettings(second_sure=1.01))
+    sure = combine(nets, second, first, ReaderSettings(second_sure=0.95, second_share_sure=0.9))
+    assert shipped[0][0] == "130" and sure[0][0] == "30" and sure[0][1] > 0.8
+    # not where the second reader is less sure than second_sure, nor where the networks are surer
+    unsure_second = _frames(_path("30"), 0.9)
+    assert combine(nets, unsure_second, first, ReaderSettings(second_sure=0.999, second_share_sure=0.9)) == \
+        combine(nets, unsure_second, first, ReaderSettings(second_sure=1.01))
+    # nor where it reads nothing or a 0 (faint ink both readers miss)
+    nothing = _frames([0] * 9, 0.9999)
+    assert combine(nets, nothing, first, ReaderSettings(second_sure=0.9, second_share_sure=0.9)) == \
+        combine(nets, nothing, first, ReaderSettings(second_sure=1.01))
+    # nor where they disagree on a digit, not on how many (the sheets' own hands: the networks know them)
+    digit = _frames(_path("170"), 0.999)
+    assert combine(nets, digit, first, ReaderSettings(second_sure=0.95, second_share_sure=0.9)) == \
+        combine(nets, digit, first, ReaderSettings(second_sure=1.01))
+    # "none of these" left by both readers is scaled by second_none, the strings' order kept
+    half = combine(nets, digit, first, ReaderSettings(second_none=0.5))
+    whole = combine(nets, digit, first, ReaderSettings(second_none=1.0))
+    assert [s for s, _ in half] == [s for s, _ in whole]
+    assert 1 - sum(p for _, p in half) < 1 - sum(p for _, p in whole)
+    from ocr.ppocr import mark
+
+    assert "-sure0.95-0.9" in mark("d", ReaderSettings(second_sure=0.95, second_share_sure=0.9))
+    assert "-sure" not in mark("d", ReaderSettings(second_sure=1.01))
+
+
+class _Says(_Net):
+    """A stand-in model that reads every crop as "1/0" (a 1 written as a slanted stroke in the middle)."""
+
+    def forward(self):
+        y = super().forward()
+        for t, c in ((1, 2), (3, 3), (5, 1)):  # "1", "/", "0" between blanks
+            y[:, t, 0], y[:, t, c] = 0.0, 1.0
+        return y
+
+
+def test_the_sheet_code_maps_the_second_readers_marks_as_its_settings_say():
+    """number_strings (what sheets and ``rubberscan cell`` read through) must map the second
+    reader's frames with the settings' second_as_one, not the default's."""
+    import os
+
+    from ocr.ensemble import default_net, number_strings
+    from ocr.prep import prepare_cut
+
+    reader = LineReader(("", "0", "1", "/", " "), b"", "test")
+    reader._dnn[os.getpid()] = _Says(len(reader.chars))
+    net = default_net()
+    for as_one, want in (("/", "110"), ("", "10")):
+        st = ReaderSettings(second_unsure=1.01, second_share=1.0, second_as_one=as_one)
+        x, cut = prepare_cut(cell_image(_text_image("110")), st)
+        found, _, asked = number_strings(x[None], [cut], net.nets[0].read(x[None], st), net, reader, st)
+        assert asked == 1 and found[0][0][0] == want
