@@ -30,6 +30,7 @@ from ocr.table.headers import column_order, headers_read, name_rows, other_heade
 from ocr.table.lattice import (
     columns_look_like_the_form,
     ends_below,
+    header_above,
     lattice_rows,
     ruled_above,
     structural_labels,
@@ -182,7 +183,8 @@ def _find_table(straight: StraightPage, src: str, settings: GeometrySettings) ->
     # a blurred photo's print reads poorly: on a table shaped like the form (a photo's lattice)
     # fewer agreeing numbers name the rows, or the table's shape does (its header row, its Total)
     structural = structural_labels(lattice, lambda i: ruled_above(grey, lattice, i, settings),
-                                   lambda i: _bare_below(straight, grey, lattice, i, settings)) if shaped else None
+                                   lambda i: _bare_below(straight, grey, lattice, i, settings),
+                                   lambda: header_above(grey, lattice, settings)) if shaped else None
     evidence = labels is not None or structural is not None  # for the headers, below
     if labels is None and shaped:
         labels = name_rows(printed.labels, settings.lattice_vote_share) or structural

@@ -26,7 +26,8 @@ def lattice_rows(rulings: TableRulings, inset: float) -> list[Row]:
 
 
 def structural_labels(rulings: TableRulings, ruled_above: Callable[[int], bool | None] | None = None,
-                      ends_below: Callable[[int], bool] | None = None) -> list[str | None] | None:
+                      ends_below: Callable[[int], bool] | None = None,
+                      headed: Callable[[], bool] | None = None) -> list[str | None] | None:
     """Deal numbers of the lattice's rows from the table's shape alone, or None when it does not
     show it: under Score and Cumulative the header's N/S and E/W row is ruled into four cells where
     the deal-number and dealer columns have one cell two rows high (which the lattice does not
@@ -41,7 +42,9 @@ def structural_labels(rulings: TableRulings, ruled_above: Callable[[int], bool |
     the header's split row; it is still taken for it when nothing else names the rows.
     ``ends_below(i)`` says whether the table ends under row ``i`` (bare paper where its rulings would
     run on): a last row with its label cell over the table's end is deal 30, however few of the
-    rows above the lattice holds."""
+    rows above the lattice holds.  ``headed()`` says whether the header's two rows lie right above the
+    lattice's first row (see :func:`header_above`): that row is then deal 1, however few of its
+    rows or their label cells the lattice holds."""
     found = rulings.found
     n = found.shape[0]
     if found.shape[1] != N_COLS or n < 3:
@@ -73,6 +76,8 @@ def structural_labels(rulings: TableRulings, ruled_above: Callable[[int], bool |
         return [str(i + 1) for i in range(n)]
     if ends_below is not None and (found[-1, 0] or found[-1, 1]) and ends_below(n - 1):
         return [str(DEALS - (n - 1 - i)) if DEALS - (n - 1 - i) >= 1 else None for i in range(n)]
+    if headed is not None and headed():
+        return [str(i + 1) if i < DEALS else None for i in range(n)]
     first = next((i for i in range(min(3, n - 1)) if split(i) and full(i + 1)), None)
     if first is not None:
         return [str(i - first) if 1 <= i - first <= DEALS else None for i in range(n)]
@@ -94,6 +99,21 @@ def ruled_above(grey: np.ndarray, rulings: TableRulings, i: int, settings: Geome
     pitch = float(np.median(np.diff(rulings.ys)))
     top = rulings.ys[i - 1] if i else rulings.ys[0] - pitch
     return {"ruled": True, "marked": False}.get(_through(grey, rulings, i, top, rulings.ys[i], settings))
+
+
+def header_above(grey: np.ndarray, rulings: TableRulings, settings: GeometrySettings) -> bool:
+    """Whether the header's two rows lie right above lattice row 0 on ``grey``: the Score and
+    Cumulative columns' middle rulings run through the row above it (the N/S E/W split row) and not
+    through the one above that (the titles spanning both columns).  Above a lower deal row the
+    rows over it are deal rows or the split row, ruled through; glare or the picture's edge there
+    tells nothing (False).  See :func:`_through`."""
+    ys = rulings.ys
+    if len(ys) < 2:
+        return False
+    pitch = float(np.median(np.diff(ys)))
+    if _through(grey, rulings, 0, ys[0] - pitch, ys[0], settings) != "ruled":
+        return False
+    return _through(grey, rulings, 0, ys[0] - 2 * pitch, ys[0] - pitch, settings) in ("marked", "blank")
 
 
 def ends_below(grey: np.ndarray, rulings: TableRulings, i: int, settings: GeometrySettings) -> bool:

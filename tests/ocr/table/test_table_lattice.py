@@ -8,7 +8,7 @@ import pytest
 
 from ocr.data import TableRulings
 from ocr.settings import GeometrySettings
-from ocr.table.lattice import ends_below, ruled_above, structural_labels
+from ocr.table.lattice import ends_below, header_above, ruled_above, structural_labels
 
 
 def _rulings(found: np.ndarray) -> TableRulings:
@@ -106,6 +106,30 @@ def test_a_part_named_by_nothing_else_keeps_its_first_row_as_the_header():
     assert ruled_above(img, part, 0, settings) is True
     assert structural_labels(part, lambda i: ruled_above(img, part, i, settings)) == [None] + [
         str(d) for d in range(1, 20)]
+
+
+@pytest.mark.parametrize("n", [30, 20])
+def test_a_lattice_right_under_the_header_starts_at_deal_1(n):
+    """A far, blurred sheet: thirty rows (or twenty, glare below) whose label cells the lattice lost
+    here and there, neither the header nor a Total row in it.  Above its first row the split row's
+    middle rulings run and the titles' row's do not: the header is right above, the first row is
+    deal 1.  A lattice starting at deal 2 (deal 1 and the split row above it, both ruled through) or
+    at the split row (the titles right above it) is not named so."""
+    img, xs, ys = _printed_table()
+    settings = GeometrySettings()
+    found = np.ones((n, 6), bool)
+    found[[0, 3, 9], :2] = False
+    found[-4:, :2] = False
+    part = TableRulings(xs, ys[2:3 + n], found)
+    assert header_above(img, part, settings)
+    assert structural_labels(part, lambda i: ruled_above(img, part, i, settings)) != [
+        str(d) for d in range(1, n + 1)]  # not named so without it
+    assert structural_labels(part, lambda i: ruled_above(img, part, i, settings), None,
+                             lambda: header_above(img, part, settings)) == [str(d) for d in range(1, n + 1)]
+    found = np.ones((20, 6), bool)
+    found[[0, 3, 9], :2] = False
+    assert not header_above(img, TableRulings(xs, ys[3:24], found), settings)  # deals 2-21
+    assert not header_above(img, TableRulings(xs, ys[1:22], found), settings)  # the split row first
 
 
 @pytest.mark.parametrize("total", [False, True])
