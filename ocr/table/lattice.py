@@ -104,16 +104,22 @@ def ruled_above(grey: np.ndarray, rulings: TableRulings, i: int, settings: Geome
 def header_above(grey: np.ndarray, rulings: TableRulings, settings: GeometrySettings) -> bool:
     """Whether the header's two rows lie right above lattice row 0 on ``grey``: the Score and
     Cumulative columns' middle rulings run through the row above it (the N/S E/W split row) and not
-    through the one above that (the titles spanning both columns).  Above a lower deal row the
-    rows over it are deal rows or the split row, ruled through; glare or the picture's edge there
-    tells nothing (False).  See :func:`_through`."""
+    through the one above that (the titles spanning both columns), and the Score and Cumulative
+    columns' own rulings not through the row above those (the table's top).  Above a lower deal row
+    the rows over it are deal rows or the split row, ruled through; glare or the picture's edge
+    there tells nothing (False).  See :func:`_through`."""
     ys = rulings.ys
     if len(ys) < 2:
         return False
     pitch = float(np.median(np.diff(ys)))
     if _through(grey, rulings, 0, ys[0] - pitch, ys[0], settings) != "ruled":
         return False
-    return _through(grey, rulings, 0, ys[0] - 2 * pitch, ys[0] - pitch, settings) in ("marked", "blank")
+    if _through(grey, rulings, 0, ys[0] - 2 * pitch, ys[0] - pitch, settings) not in ("marked", "blank"):
+        return False
+    # above the titles' row the table ends (or a taller titles' row goes on), where above a deal
+    # row the rows over it are ruled on
+    top = _through(grey, rulings, 0, ys[0] - 3 * pitch, ys[0] - 2 * pitch, settings, cols=(2, 4))
+    return top in ("marked", "blank")
 
 
 def ends_below(grey: np.ndarray, rulings: TableRulings, i: int, settings: GeometrySettings) -> bool:
