@@ -202,6 +202,17 @@ def test_a_last_column_far_narrower_than_a_score_column_is_placed_again_as_the_f
     assert _fails(Page("photo3d-8017", 0, img), truth, GeometrySettings(photo_part_column=0.0))
 
 
+def test_a_narrow_fifth_column_is_placed_again_with_the_one_beyond_it():
+    """A far 3-D scene (seed 9001): pass two's rough image ended inside the cumulative N/S column --
+    five columns, the last a third of a score column wide, unlike the form: no table.  It is dropped
+    and the two cumulative columns are placed beside the score columns, every cell cut right."""
+    from samples.photo3d import render_photo3d
+
+    img, truth = render_photo3d(9001)
+    assert cells_right(_table(Page("photo3d-9001", 0, img)), truth) == ""
+    assert _fails(Page("photo3d-9001", 0, img), truth, GeometrySettings(photo_part_column=0.0))
+
+
 def test_deal_1_without_its_label_cells_is_not_taken_for_the_header(monkeypatch):
     """A 3-D scene (seed 8007) whose lattice lost deal 1's deal-number and dealer cells: its first
     row, score cells alone, was named the header's split row and every row came out one deal off.
