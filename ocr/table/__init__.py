@@ -184,7 +184,7 @@ def _find_table(straight: StraightPage, src: str, settings: GeometrySettings) ->
     # fewer agreeing numbers name the rows, or the table's shape does (its header row, its Total)
     structural = structural_labels(lattice, lambda i: ruled_above(grey, lattice, i, settings),
                                    lambda i: _bare_below(straight, grey, lattice, i, settings),
-                                   lambda: header_above(grey, lattice, settings)) if shaped else None
+                                   lambda i: header_above(grey, lattice, settings, i)) if shaped else None
     evidence = labels is not None or structural is not None  # for the headers, below
     if labels is None and shaped:
         labels = name_rows(printed.labels, settings.lattice_vote_share) or structural

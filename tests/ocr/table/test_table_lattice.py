@@ -125,11 +125,26 @@ def test_a_lattice_right_under_the_header_starts_at_deal_1(n):
     assert structural_labels(part, lambda i: ruled_above(img, part, i, settings)) != [
         str(d) for d in range(1, n + 1)]  # not named so without it
     assert structural_labels(part, lambda i: ruled_above(img, part, i, settings), None,
-                             lambda: header_above(img, part, settings)) == [str(d) for d in range(1, n + 1)]
+                             lambda i: header_above(img, part, settings, i)) == [str(d) for d in range(1, n + 1)]
     found = np.ones((20, 6), bool)
     found[[0, 3, 9], :2] = False
     assert not header_above(img, TableRulings(xs, ys[3:24], found), settings)  # deals 2-21
     assert not header_above(img, TableRulings(xs, ys[1:22], found), settings)  # the split row first
+
+
+def test_a_header_split_row_taken_for_a_deal_row_leaves_deal_1_under_it():
+    """The lattice holds the header's split row too, with label cells (the two-row Deal and Dealer
+    cells cut at its ruling): 31 deal-like rows, which thirty?  The header lies right above the
+    second row: it is deal 1."""
+    img, xs, ys = _printed_table()
+    settings = GeometrySettings()
+    lattice = TableRulings(xs, ys[1:33], np.ones((31, 6), bool))
+    assert structural_labels(lattice, lambda i: ruled_above(img, lattice, i, settings)) is None
+    assert not header_above(img, lattice, settings, 0)
+    assert header_above(img, lattice, settings, 1)
+    assert structural_labels(lattice, lambda i: ruled_above(img, lattice, i, settings), None,
+                             lambda i: header_above(img, lattice, settings, i)) == [None] + [
+        str(d) for d in range(1, 31)]
 
 
 @pytest.mark.parametrize("total", [False, True])
