@@ -308,6 +308,13 @@ def straighten_photo(page: Page, settings: GeometrySettings | None = None) -> St
         # the deal-number and dealer columns and three score columns: the last one (the cumulative
         # E/W, its rulings written over or curled out of the light) was lost
         short = 1
+    elif cols == 5 and _labels_merged(w, settings):
+        # the four score columns and one narrower: the deal-number and dealer columns as one (the
+        # ruling between them lost under blur, or the deal numbers written over): it is split as
+        # the form has it, each part found where the merged cell was
+        cut = xs[0] + settings.photo_deal_column_share * w[0]
+        xs = np.insert(xs, 1, cut)
+        found = np.hstack([found[:, :1], found])
     if short:
         # the score columns lost lie beside the ones found, each as wide as their median, where the
         # model takes them
@@ -338,6 +345,17 @@ def straighten_photo(page: Page, settings: GeometrySettings | None = None) -> St
     rulings = TableRulings((xs - x0) * per, (ys - y0) * per, found)
     return StraightPage(page=page, image=image, to_original=h / h[2, 2], grid=g, grid_step=step,
                         px_mm=per / ROW_MM, table_rulings=rulings)
+
+
+def _labels_merged(w: np.ndarray, settings: GeometrySettings) -> bool:
+    """Whether a lattice five columns wide (widths ``w``) is the four score columns and, before
+    them, the deal-number and dealer columns as one: four of about the same width (within
+    GeometrySettings.grid_misfit of their median) and a first one a share of theirs in
+    ``photo_labels_merged``."""
+    score = float(np.median(w[1:]))
+    lo, hi = settings.photo_labels_merged
+    return (len(w) == 5 and all(settings.grid_misfit[0] <= v / score <= settings.grid_misfit[1] for v in w[1:])
+            and lo * score <= w[0] <= hi * score)
 
 
 def stretch_ink(image: np.ndarray, settings: GeometrySettings) -> np.ndarray:

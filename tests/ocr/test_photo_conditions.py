@@ -213,6 +213,17 @@ def test_a_narrow_fifth_column_is_placed_again_with_the_one_beyond_it():
     assert _fails(Page("photo3d-9001", 0, img), truth, GeometrySettings(photo_part_column=0.0))
 
 
+def test_label_columns_found_as_one_are_split_as_the_form_has_them():
+    """A far, curled 3-D scene (seed 9021): the ruling between the deal-number and dealer columns is
+    lost under the blur -- five columns, the first 0.6 of a score column wide: unlike the form, no
+    table.  It is split at the form's share and every cell is cut right."""
+    from samples.photo3d import render_photo3d
+
+    img, truth = render_photo3d(9021)
+    assert cells_right(_table(Page("photo3d-9021", 0, img)), truth) == ""
+    assert _fails(Page("photo3d-9021", 0, img), truth, GeometrySettings(photo_labels_merged=(2.0, 2.0)))
+
+
 def test_deal_1_without_its_label_cells_is_not_taken_for_the_header(monkeypatch):
     """A 3-D scene (seed 8007) whose lattice lost deal 1's deal-number and dealer cells: its first
     row, score cells alone, was named the header's split row and every row came out one deal off.
