@@ -43,9 +43,10 @@ def structural_labels(rulings: TableRulings, ruled_above: Callable[[int], bool |
     ``ends_below(i)`` says whether the table ends under row ``i`` (bare paper where its rulings would
     run on): a last row with its label cell over the table's end is deal 30, however few of the
     rows above the lattice holds.  ``headed(i)`` says whether the header's two rows lie right above
-    lattice row ``i`` (see :func:`header_above`): the first of the top three rows that holds is deal
-    1, however few rows or label cells the lattice holds (the header's split row in the lattice,
-    its label cells taken for a deal row's, leaves a row above it)."""
+    lattice row ``i`` (see :func:`header_above`): the first of the top two rows that holds is deal 1,
+    however few rows or label cells the lattice holds (the header's split row in the lattice, its
+    label cells taken for a deal row's, leaves a row above it; two header rows in it are no table's
+    lattice: faint rulings there, the signs of the header are not to be trusted)."""
     found = rulings.found
     n = found.shape[0]
     if found.shape[1] != N_COLS or n < 3:
@@ -77,7 +78,7 @@ def structural_labels(rulings: TableRulings, ruled_above: Callable[[int], bool |
         return [str(i + 1) for i in range(n)]
     if ends_below is not None and (found[-1, 0] or found[-1, 1]) and ends_below(n - 1):
         return [str(DEALS - (n - 1 - i)) if DEALS - (n - 1 - i) >= 1 else None for i in range(n)]
-    top = next((i for i in range(min(3, n)) if headed(i)), None) if headed is not None else None
+    top = next((i for i in range(min(2, n)) if headed(i)), None) if headed is not None else None
     if top is not None:
         return [str(i - top + 1) if 0 <= i - top < DEALS else None for i in range(n)]
     first = next((i for i in range(min(3, n - 1)) if split(i) and full(i + 1)), None)

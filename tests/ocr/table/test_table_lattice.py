@@ -147,6 +147,20 @@ def test_a_header_split_row_taken_for_a_deal_row_leaves_deal_1_under_it():
         str(d) for d in range(1, 31)]
 
 
+def test_a_header_is_not_sought_above_the_third_row():
+    """Two header rows inside the lattice are no table's lattice: on a faint photo (wide span, seed
+    3809004) the header's signs -- rulings not running through -- showed above a lattice's third
+    row, which was named deal 1, every row one deal off.  Above the first two rows only."""
+    img, xs, ys = _printed_table()
+    settings = GeometrySettings()
+    found = np.ones((30, 6), bool)  # the header rows' cells cut at their rulings, as deal rows'
+    found[[5, 9], :2] = False
+    lattice = TableRulings(xs, ys[0:31], found)  # the titles' row, the split row, deals 1-28
+    assert header_above(img, lattice, settings, 2)
+    assert structural_labels(lattice, lambda i: ruled_above(img, lattice, i, settings), None,
+                             lambda i: header_above(img, lattice, settings, i)) is None
+
+
 @pytest.mark.parametrize("total", [False, True])
 def test_the_last_rows_over_the_tables_end_are_named_from_deal_30(total):
     """A lattice of the table's last twenty rows (the rows above it lost to glare or blur): under
