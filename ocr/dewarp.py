@@ -295,17 +295,31 @@ def straighten_photo(page: Page, settings: GeometrySettings | None = None) -> St
     xs, ys = model.xs, model.ys
     found = grid.found.copy()
     w = np.diff(xs)
-    if cols == 6 and max(w[0], w[1]) < min(w[2:5]) and w[5] < settings.photo_part_column * float(np.median(w[2:5])):
-        # a last column far narrower than the score columns: the cumulative E/W's cells closed by
-        # the edge of pass two's rough image, or by a writer's stacked digits, not by its right
-        # ruling; it is dropped and placed again as the form has it (below)
-        xs, found, cols, w = xs[:-1], found[:, :-1], 5, w[:-1]
-    if cols == 5 and max(w[0], w[1]) < min(w[2:]):
+    short = 0  # score columns to put back beside the last one found
+    if cols in (5, 6) and max(w[0], w[1]) < min(w[2:-1]) \
+            and w[-1] < settings.photo_part_column * float(np.median(w[2:-1])):
+        # a last column far narrower than the score columns: its cells closed by the edge of pass
+        # two's rough image (the cumulative E/W's, or the cumulative N/S's when that image ended
+        # there), or by a writer's stacked digits, not by its right ruling; it is dropped and
+        # placed again as the form has it (below), with the one beyond it
+        xs, found, w = xs[:-1], found[:, :-1], w[:-1]
+        cols, short = cols - 1, 7 - cols
+    elif cols == 5 and max(w[0], w[1]) < min(w[2:]):
         # the deal-number and dealer columns and three score columns: the last one (the cumulative
-        # E/W, its rulings written over or curled out of the light) was lost; it lies beside them,
-        # as wide as a score column, where the model takes it
-        xs = np.append(xs, xs[-1] + float(np.median(w[2:])))
-        found = np.hstack([found, np.zeros((found.shape[0], 1), bool)])
+        # E/W, its rulings written over or curled out of the light) was lost
+        short = 1
+    elif cols == 5 and _labels_merged(w, settings):
+        # the four score columns and one narrower: the deal-number and dealer columns as one (the
+        # ruling between them lost under blur, or the deal numbers written over): it is split as
+        # the form has it, each part found where the merged cell was
+        cut = xs[0] + settings.photo_deal_column_share * w[0]
+        xs = np.insert(xs, 1, cut)
+        found = np.hstack([found[:, :1], found])
+    if short:
+        # the score columns lost lie beside the ones found, each as wide as their median, where the
+        # model takes them
+        xs = np.append(xs, xs[-1] + float(np.median(w[2:])) * np.arange(1, short + 1))
+        found = np.hstack([found, np.zeros((found.shape[0], short), bool)])
     # the canvas: the printed page around the table (title, names and winners above it; the
     # scoring table, on the classic printing, to its right), in row heights
     missing = max(0, settings.photo_table_rows - rows)
@@ -331,6 +345,17 @@ def straighten_photo(page: Page, settings: GeometrySettings | None = None) -> St
     rulings = TableRulings((xs - x0) * per, (ys - y0) * per, found)
     return StraightPage(page=page, image=image, to_original=h / h[2, 2], grid=g, grid_step=step,
                         px_mm=per / ROW_MM, table_rulings=rulings)
+
+
+def _labels_merged(w: np.ndarray, settings: GeometrySettings) -> bool:
+    """Whether a lattice five columns wide (widths ``w``) is the four score columns and, before
+    them, the deal-number and dealer columns as one: four of about the same width (within
+    GeometrySettings.grid_misfit of their median) and a first one a share of theirs in
+    ``photo_labels_merged``."""
+    score = float(np.median(w[1:]))
+    lo, hi = settings.photo_labels_merged
+    return (len(w) == 5 and all(settings.grid_misfit[0] <= v / score <= settings.grid_misfit[1] for v in w[1:])
+            and lo * score <= w[0] <= hi * score)
 
 
 def stretch_ink(image: np.ndarray, settings: GeometrySettings) -> np.ndarray:

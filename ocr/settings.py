@@ -137,6 +137,11 @@ class GeometrySettings:
     # a photo lattice's last column narrower than this share of its score columns is a part of one
     #   (the cumulative E/W is ~1.1 times a score column's width; a part cut at its writing, ~0.45)
     photo_part_column: float = 0.6
+    # a five-column photo lattice whose first column is this share of its four score columns' width
+    #   holds the deal-number and dealer columns as one (together ~0.6-0.7 of a score column)
+    photo_labels_merged: tuple[float, float] = (0.45, 0.85)
+    # ... split at this share of its width (the deal-number column is ~0.36-0.45 of the two)
+    photo_deal_column_share: float = 0.4
     dewarp_ransac_px: float = 3.0  # a crossing further than this from the homography is an outlier
     # a curl's quadratic is fitted when the lattice spans this many rows
     dewarp_quadratic_rows: int = 12

@@ -30,6 +30,7 @@ from ocr.table.headers import column_order, headers_read, name_rows, other_heade
 from ocr.table.lattice import (
     columns_look_like_the_form,
     ends_below,
+    header_above,
     lattice_rows,
     ruled_above,
     structural_labels,
@@ -97,6 +98,13 @@ def _find_table_once(straight: StraightPage, settings: GeometrySettings) -> Tabl
         try:
             return _find_table(straight, src, settings)
         except _Unread as first:  # ruled rows but unreadable labels: maybe upside down
+            if first.lattice_dropped:
+                # more rows ruled here than the photo's lattice placed, but none named: the
+                # lattice's rows may be named by the table's shape
+                try:
+                    return _find_table(straight, src, settings, lattice_first=True)
+                except InputError:
+                    pass
             try:
                 return _find_table(turned_over(straight), src, settings)
             except InputError:
@@ -107,6 +115,8 @@ def _find_table_once(straight: StraightPage, settings: GeometrySettings) -> Tabl
 
 class _Unread(InputError):
     """Deal rows were found but their printed numbers or headers were not read."""
+
+    lattice_dropped = False  # the photo's lattice was set aside for rows ruled here
 
 
 def turned_over(straight: StraightPage) -> StraightPage:
@@ -122,7 +132,7 @@ def turned_over(straight: StraightPage) -> StraightPage:
                         table_rulings=rulings)
 
 
-def _find_table(straight: StraightPage, src: str, settings: GeometrySettings) -> Table:
+def _find_table(straight: StraightPage, src: str, settings: GeometrySettings, lattice_first: bool = False) -> Table:
     img = straight.image
     if img is None or img.ndim < 2 or min(img.shape[:2]) < 100:
         raise InputError(f"{src}: page image too small")
@@ -137,7 +147,7 @@ def _find_table(straight: StraightPage, src: str, settings: GeometrySettings) ->
     if lattice is not None:
         # the photo's lattice placed the rows: take them unless the rulings here show more
         placed = lattice_rows(lattice, max(2.0, settings.lattice_inset * float(np.median(np.diff(lattice.ys)))))
-        if len(placed) >= min(len(rows), DEALS):
+        if len(placed) >= min(len(rows), DEALS) or lattice_first and len(placed) >= settings.partial_min_rows:
             rows = placed
         else:
             lattice = None
@@ -182,12 +192,15 @@ def _find_table(straight: StraightPage, src: str, settings: GeometrySettings) ->
     # a blurred photo's print reads poorly: on a table shaped like the form (a photo's lattice)
     # fewer agreeing numbers name the rows, or the table's shape does (its header row, its Total)
     structural = structural_labels(lattice, lambda i: ruled_above(grey, lattice, i, settings),
-                                   lambda i: _bare_below(straight, grey, lattice, i, settings)) if shaped else None
+                                   lambda i: _bare_below(straight, grey, lattice, i, settings),
+                                   lambda i: header_above(grey, lattice, settings, i)) if shaped else None
     evidence = labels is not None or structural is not None  # for the headers, below
     if labels is None and shaped:
         labels = name_rows(printed.labels, settings.lattice_vote_share) or structural
     if labels is None or all(lab is None for lab in labels):
-        raise _Unread(f"{src}: {NOT_FOUND} (the printed deal numbers 1-{DEALS} were not read)")
+        unread = _Unread(f"{src}: {NOT_FOUND} (the printed deal numbers 1-{DEALS} were not read)")
+        unread.lattice_dropped = lattice is None and straight.table_rulings is not None
+        raise unread
     header_words = printed.header_words
     if not headers_read(header_words) and labels[0] is None:
         # the first "rows" carry no deal number: a header ruled into six cells (the N/S E/W

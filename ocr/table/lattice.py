@@ -26,7 +26,8 @@ def lattice_rows(rulings: TableRulings, inset: float) -> list[Row]:
 
 
 def structural_labels(rulings: TableRulings, ruled_above: Callable[[int], bool | None] | None = None,
-                      ends_below: Callable[[int], bool] | None = None) -> list[str | None] | None:
+                      ends_below: Callable[[int], bool] | None = None,
+                      headed: Callable[[int], bool] | None = None) -> list[str | None] | None:
     """Deal numbers of the lattice's rows from the table's shape alone, or None when it does not
     show it: under Score and Cumulative the header's N/S and E/W row is ruled into four cells where
     the deal-number and dealer columns have one cell two rows high (which the lattice does not
@@ -41,7 +42,11 @@ def structural_labels(rulings: TableRulings, ruled_above: Callable[[int], bool |
     the header's split row; it is still taken for it when nothing else names the rows.
     ``ends_below(i)`` says whether the table ends under row ``i`` (bare paper where its rulings would
     run on): a last row with its label cell over the table's end is deal 30, however few of the
-    rows above the lattice holds."""
+    rows above the lattice holds.  ``headed(i)`` says whether the header's two rows lie right above
+    lattice row ``i`` (see :func:`header_above`): the first of the top two rows that holds is deal 1,
+    however few rows or label cells the lattice holds (the header's split row in the lattice, its
+    label cells taken for a deal row's, leaves a row above it; two header rows in it are no table's
+    lattice: faint rulings there, the signs of the header are not to be trusted)."""
     found = rulings.found
     n = found.shape[0]
     if found.shape[1] != N_COLS or n < 3:
@@ -73,6 +78,9 @@ def structural_labels(rulings: TableRulings, ruled_above: Callable[[int], bool |
         return [str(i + 1) for i in range(n)]
     if ends_below is not None and (found[-1, 0] or found[-1, 1]) and ends_below(n - 1):
         return [str(DEALS - (n - 1 - i)) if DEALS - (n - 1 - i) >= 1 else None for i in range(n)]
+    top = next((i for i in range(min(2, n)) if headed(i)), None) if headed is not None else None
+    if top is not None:
+        return [str(i - top + 1) if 0 <= i - top < DEALS else None for i in range(n)]
     first = next((i for i in range(min(3, n - 1)) if split(i) and full(i + 1)), None)
     if first is not None:
         return [str(i - first) if 1 <= i - first <= DEALS else None for i in range(n)]
@@ -94,6 +102,28 @@ def ruled_above(grey: np.ndarray, rulings: TableRulings, i: int, settings: Geome
     pitch = float(np.median(np.diff(rulings.ys)))
     top = rulings.ys[i - 1] if i else rulings.ys[0] - pitch
     return {"ruled": True, "marked": False}.get(_through(grey, rulings, i, top, rulings.ys[i], settings))
+
+
+def header_above(grey: np.ndarray, rulings: TableRulings, settings: GeometrySettings, i: int = 0) -> bool:
+    """Whether the header's two rows lie right above lattice row ``i`` on ``grey``: the Score and
+    Cumulative columns' middle rulings run through the row above it (the N/S E/W split row) and not
+    through the one above that (the titles spanning both columns), and the Score and Cumulative
+    columns' own rulings not through the row above those (the table's top).  Above a lower deal row
+    the rows over it are deal rows or the split row, ruled through; glare or the picture's edge
+    there tells nothing (False).  See :func:`_through`."""
+    ys = rulings.ys
+    if len(ys) < i + 2:
+        return False
+    pitch = float(np.median(np.diff(ys)))
+    y = ys[i]
+    if _through(grey, rulings, i, y - pitch, y, settings) != "ruled":
+        return False
+    if _through(grey, rulings, i, y - 2 * pitch, y - pitch, settings) not in ("marked", "blank"):
+        return False
+    # above the titles' row the table ends (or a taller titles' row goes on), where above a deal
+    # row the rows over it are ruled on
+    top = _through(grey, rulings, i, y - 3 * pitch, y - 2 * pitch, settings, cols=(2, 4))
+    return top in ("marked", "blank")
 
 
 def ends_below(grey: np.ndarray, rulings: TableRulings, i: int, settings: GeometrySettings) -> bool:

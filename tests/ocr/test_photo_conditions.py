@@ -202,6 +202,43 @@ def test_a_last_column_far_narrower_than_a_score_column_is_placed_again_as_the_f
     assert _fails(Page("photo3d-8017", 0, img), truth, GeometrySettings(photo_part_column=0.0))
 
 
+def test_a_narrow_fifth_column_is_placed_again_with_the_one_beyond_it():
+    """A far 3-D scene (seed 9001): pass two's rough image ended inside the cumulative N/S column --
+    five columns, the last a third of a score column wide, unlike the form: no table.  It is dropped
+    and the two cumulative columns are placed beside the score columns, every cell cut right."""
+    from samples.photo3d import render_photo3d
+
+    img, truth = render_photo3d(9001)
+    assert cells_right(_table(Page("photo3d-9001", 0, img)), truth) == ""
+    assert _fails(Page("photo3d-9001", 0, img), truth, GeometrySettings(photo_part_column=0.0))
+
+
+def test_label_columns_found_as_one_are_split_as_the_form_has_them():
+    """A far, curled 3-D scene (seed 9021): the ruling between the deal-number and dealer columns is
+    lost under the blur -- five columns, the first 0.6 of a score column wide: unlike the form, no
+    table.  It is split at the form's share and every cell is cut right."""
+    from samples.photo3d import render_photo3d
+
+    img, truth = render_photo3d(9021)
+    assert cells_right(_table(Page("photo3d-9021", 0, img)), truth) == ""
+    assert _fails(Page("photo3d-9021", 0, img), truth, GeometrySettings(photo_labels_merged=(2.0, 2.0)))
+
+
+def test_a_lattice_set_aside_for_more_rows_unnamed_is_taken_after_all(monkeypatch):
+    """A curled 3-D scene (seed 7012): the rulings on the straightened photo give thirty rows, more
+    than the lattice's 24, but their printed numbers are too small to read: no table.  The lattice's
+    rows are named by the table's shape (its end under deal 30), and every cell is cut right."""
+    import ocr.table as table_mod
+    from samples.photo3d import render_photo3d
+
+    img, truth = render_photo3d(7012)
+    page = Page("photo3d-7012", 0, img)
+    assert cells_right(_table(page), truth) == ""
+    once = table_mod._find_table
+    monkeypatch.setattr(table_mod, "_find_table", lambda st, src, se, lattice_first=False: once(st, src, se))
+    assert _fails(page, truth, GeometrySettings())
+
+
 def test_deal_1_without_its_label_cells_is_not_taken_for_the_header(monkeypatch):
     """A 3-D scene (seed 8007) whose lattice lost deal 1's deal-number and dealer cells: its first
     row, score cells alone, was named the header's split row and every row came out one deal off.

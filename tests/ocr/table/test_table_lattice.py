@@ -8,7 +8,7 @@ import pytest
 
 from ocr.data import TableRulings
 from ocr.settings import GeometrySettings
-from ocr.table.lattice import ends_below, ruled_above, structural_labels
+from ocr.table.lattice import ends_below, header_above, ruled_above, structural_labels
 
 
 def _rulings(found: np.ndarray) -> TableRulings:
@@ -106,6 +106,59 @@ def test_a_part_named_by_nothing_else_keeps_its_first_row_as_the_header():
     assert ruled_above(img, part, 0, settings) is True
     assert structural_labels(part, lambda i: ruled_above(img, part, i, settings)) == [None] + [
         str(d) for d in range(1, 20)]
+
+
+@pytest.mark.parametrize("n", [30, 20])
+def test_a_lattice_right_under_the_header_starts_at_deal_1(n):
+    """A far, blurred sheet: thirty rows (or twenty, glare below) whose label cells the lattice lost
+    here and there, neither the header nor a Total row in it.  Above its first row the split row's
+    middle rulings run and the titles' row's do not: the header is right above, the first row is
+    deal 1.  A lattice starting at deal 2 (deal 1 and the split row above it, both ruled through) or
+    at the split row (the titles right above it) is not named so."""
+    img, xs, ys = _printed_table()
+    settings = GeometrySettings()
+    found = np.ones((n, 6), bool)
+    found[[0, 3, 9], :2] = False
+    found[-4:, :2] = False
+    part = TableRulings(xs, ys[2:3 + n], found)
+    assert header_above(img, part, settings)
+    assert structural_labels(part, lambda i: ruled_above(img, part, i, settings)) != [
+        str(d) for d in range(1, n + 1)]  # not named so without it
+    assert structural_labels(part, lambda i: ruled_above(img, part, i, settings), None,
+                             lambda i: header_above(img, part, settings, i)) == [str(d) for d in range(1, n + 1)]
+    found = np.ones((20, 6), bool)
+    found[[0, 3, 9], :2] = False
+    assert not header_above(img, TableRulings(xs, ys[3:24], found), settings)  # deals 2-21
+    assert not header_above(img, TableRulings(xs, ys[1:22], found), settings)  # the split row first
+
+
+def test_a_header_split_row_taken_for_a_deal_row_leaves_deal_1_under_it():
+    """The lattice holds the header's split row too, with label cells (the two-row Deal and Dealer
+    cells cut at its ruling): 31 deal-like rows, which thirty?  The header lies right above the
+    second row: it is deal 1."""
+    img, xs, ys = _printed_table()
+    settings = GeometrySettings()
+    lattice = TableRulings(xs, ys[1:33], np.ones((31, 6), bool))
+    assert structural_labels(lattice, lambda i: ruled_above(img, lattice, i, settings)) is None
+    assert not header_above(img, lattice, settings, 0)
+    assert header_above(img, lattice, settings, 1)
+    assert structural_labels(lattice, lambda i: ruled_above(img, lattice, i, settings), None,
+                             lambda i: header_above(img, lattice, settings, i)) == [None] + [
+        str(d) for d in range(1, 31)]
+
+
+def test_a_header_is_not_sought_above_the_third_row():
+    """Two header rows inside the lattice are no table's lattice: on a faint photo (wide span, seed
+    3809004) the header's signs -- rulings not running through -- showed above a lattice's third
+    row, which was named deal 1, every row one deal off.  Above the first two rows only."""
+    img, xs, ys = _printed_table()
+    settings = GeometrySettings()
+    found = np.ones((30, 6), bool)  # the header rows' cells cut at their rulings, as deal rows'
+    found[[5, 9], :2] = False
+    lattice = TableRulings(xs, ys[0:31], found)  # the titles' row, the split row, deals 1-28
+    assert header_above(img, lattice, settings, 2)
+    assert structural_labels(lattice, lambda i: ruled_above(img, lattice, i, settings), None,
+                             lambda i: header_above(img, lattice, settings, i)) is None
 
 
 @pytest.mark.parametrize("total", [False, True])
