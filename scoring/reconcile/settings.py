@@ -228,6 +228,12 @@ class LookSettings:
     # the cells of a "misread or the players' mistake?" question are looked at too (a second
     # reader that confirms the writing makes it a flag)
     questions: bool = False
+    # in the cell a numbers flag names, a second reader that gives the reader's best value less
+    # than this ...
+    doubt_below: float = 0.5
+    # ... and reads another number there at least this sure does not share the reading: its
+    # share goes to "none of these" (one reader's sure misread is no ground for a flag)
+    doubt_other: float = 0.5
 
 
 @dataclass(frozen=True)
