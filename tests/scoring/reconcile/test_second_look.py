@@ -143,7 +143,7 @@ def test_a_second_look_that_reads_another_number_in_the_flagged_cell_makes_it_a_
 def test_seen_again_doubts_a_flagged_cell_the_second_reader_reads_as_another_number():
     cell = CellReading([(120, 0.998), (None, 0.002)])
     opinion = {10: 0.863, 110: 0.084, 120: 0.002, 170: 0.001, None: 0.05}
-    doubting = LookSettings(doubt_below=0.5, doubt_other=0.5)
+    doubting = LookSettings(doubt_below=0.05, doubt_other=0.8)
     probs = dict(seen_again(cell, opinion, [120, 170], doubting, flagged=True).candidates)
     # the second reader's share (0.3) of what it read outside 120 and 170 is "none of these"
     assert abs(probs[120] - 0.998 * 0.7) < 1e-9
@@ -154,5 +154,10 @@ def test_seen_again_doubts_a_flagged_cell_the_second_reader_reads_as_another_num
     unsure = {120: 0.002, 10: 0.3, None: 0.698}
     assert seen_again(cell, unsure, [120, 170], doubting, flagged=True).candidates == cell.candidates
     # a second reader that gives the reader's value its due confirms it
+    # nor one that still gives the reader's value a fair share (bench sheet 140524: a legible
+    # 130 the second reader reads "30" at 0.8, "130" at 0.19 -- its own misread)
+    fair = {120: 0.19, 20: 0.8}
+    assert seen_again(cell, fair, [120, 170], doubting, flagged=True).candidates[0][0] == 120
+    assert dict(seen_again(cell, fair, [120, 170], doubting, flagged=True).candidates)[None] < 0.01
     agrees = {120: 0.6, 10: 0.4}
     assert dict(seen_again(cell, agrees, [120, 170], doubting, flagged=True).candidates)[120] > 0.99
