@@ -68,12 +68,14 @@ from scoring.reconcile import reconcile
 
 # (first seed, sheets) per cache file; "dev" is what reconciliation was tuned on, "held-out" was
 # not looked at until the end of one round (and has been looked at since), "held-out-2" is the
-# next round's range never looked at before its end, "held-out-3" the one after that
+# next round's range never looked at before its end, "held-out-3" the one after that, "held-out-4"
+# the next
 RANGES = {
     "dev": [(140000 + 100 * i, 100) for i in range(8)],
     "held-out": [(130000, 100), (130100, 100)],
     "held-out-2": [(150000, 100), (150100, 100)],
     "held-out-3": [(160000, 100), (160100, 100)],
+    "held-out-4": [(170000, 100), (170100, 100)],
 }
 TAG = "i33"  # the sheet options below, in the cache files' names
 LEGIBLE_AT = 0.9

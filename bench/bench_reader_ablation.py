@@ -101,7 +101,10 @@ def tables(seed: int, count: int, options=None, tag: str = "") -> list[tuple[int
         outcome = next(iter(read_file(f"sheet-{s}", data=data, name=f"sheet-{s}")))
         table = None
         if outcome.ok:
-            stub = types.SimpleNamespace(page=types.SimpleNamespace(source=outcome.table.straight.page.source))
+            # the reader asks whether the page was straightened from a photo's lattice (its grid)
+            straight = outcome.table.straight
+            stub = types.SimpleNamespace(page=types.SimpleNamespace(source=straight.page.source),
+                                         grid=straight.grid)
             table = dataclasses.replace(outcome.table, straight=stub)
         out.append((s, truth, table))
         print(f"sheet-{s}: {'table' if table is not None else outcome.error}", file=sys.stderr)

@@ -6,7 +6,8 @@ side) are shown to a second reader (a ``look``: ocr/look.py asks PP-OCR about th
 its opinion of each value is mixed into the reader's (LookSettings), and the sheet is
 decoded again.  Where the second reader sees the value that makes the sheet add up, the misread
 wins (the row shows it, or a review item names the choice); where it confirms what was read, the
-flag stands.  Pure: the look is given.
+flag stands; where it reads yet another number in the flagged cell, the reading is doubted and the
+flag becomes a question.  Pure: the look is given.
 """
 
 from __future__ import annotations
@@ -28,27 +29,13 @@ def asked_cells(flags: list[Flag], reading: SheetReading,
     """The written number cells the numbers flags (and the "misread or mistake?" questions in
     ``review``) rest on, each with the values in question (the reader's candidates, and the
     values the arithmetic weighs in the cell in question)."""
-    labels = {r.deal: str(r.deal) for r in reading.rows}
     cells: dict[tuple[str, str], CellReading] = {
         (str(r.deal), key): c for r in reading.rows for key, c in r.cells.items()}
     if reading.total is not None:
         cells.update({("total", key): c for key, c in reading.total.cells.items()})
-    last = reading.rows[-1].deal if reading.rows else None
     asked: dict[tuple[str, str], list[int]] = {}
-    for kind, deal, side, column, weighed in _questions(flags, review):
-        if kind == "total":
-            where = [("total", f"cum_{side}")] + \
-                ([(labels[last], f"cum_{side}")] if last in labels else [])
-            flagged = ("total", f"cum_{side}")
-        elif deal is not None:
-            where = [(labels[d], key) for d in (deal - 1, deal, deal + 1)
-                     if d in labels for key in (side, f"cum_{side}")]
-            if kind == "score" and deal in labels:  # a score may be in the other column
-                other = "ew" if side == "ns" else "ns"
-                where += [(labels[deal], other), (labels[deal], f"cum_{other}")]
-            flagged = (labels.get(deal, ""), column or side)
-        else:
-            continue
+    for question, (where, flagged) in _places(flags, reading, review):
+        weighed = question[-1]
         for w in where:
             cell = cells.get(w)
             if cell is None or cell.blank or cell.person or cell.best in (None, 0):
@@ -58,6 +45,31 @@ def asked_cells(flags: list[Flag], reading: SheetReading,
             if w == flagged:
                 vals += [v for v in weighed if isinstance(v, int) and v not in vals]
     return [(row, key, vals) for (row, key), vals in asked.items()]
+
+
+def flagged_cells(flags: list[Flag], reading: SheetReading,
+                  review: list[ReviewItem] = ()) -> set[tuple[str, str]]:
+    """The cells (row label, column key) whose numbers the flags (and questions) name."""
+    return {flagged for _, (_, flagged) in _places(flags, reading, review)}
+
+
+def _places(flags: list[Flag], reading: SheetReading, review: list[ReviewItem]):
+    """Each question of :func:`_questions` with the cells it rests on and the cell it names."""
+    labels = {r.deal: str(r.deal) for r in reading.rows}
+    last = reading.rows[-1].deal if reading.rows else None
+    for question in _questions(flags, review):
+        kind, deal, side, column, _ = question
+        if kind == "total":
+            where = [("total", f"cum_{side}")] + \
+                ([(labels[last], f"cum_{side}")] if last in labels else [])
+            yield question, (where, ("total", f"cum_{side}"))
+        elif deal is not None:
+            where = [(labels[d], key) for d in (deal - 1, deal, deal + 1)
+                     if d in labels for key in (side, f"cum_{side}")]
+            if kind == "score" and deal in labels:  # a score may be in the other column
+                other = "ew" if side == "ns" else "ns"
+                where += [(labels[deal], other), (labels[deal], f"cum_{other}")]
+            yield question, (where, (labels.get(deal, ""), column or side))
 
 
 def _questions(flags: list[Flag], review: list[ReviewItem]):
@@ -74,24 +86,34 @@ def _questions(flags: list[Flag], review: list[ReviewItem]):
 
 
 def seen_again(cell: CellReading, opinion: dict[int | None, float], question: list[int],
-               settings: LookSettings = DEFAULT.look) -> CellReading:
+               settings: LookSettings = DEFAULT.look, flagged: bool = False) -> CellReading:
     """``cell`` with the second reader's vote among the values in ``question`` (the reader's
     candidates, the value the arithmetic wants there) mixed in at its ``share``: a value in
     question it gives at least ``seen_at`` gets share x that probability; what it gives none of
     them stays the reader's, and so does "none of these" (a second reader that misreads the cell
-    as something else entirely is no reason to doubt the reader)."""
+    as something else entirely is no reason to doubt the reader) -- except in the cell a flag
+    names (``flagged``): there a second reader that gives the reader's value less than
+    ``doubt_below`` and reads another number at least ``doubt_other`` sure does not share the
+    reading, and its share of what it read outside the question goes to "none of these" (the flag
+    would rest on one reader's reading alone)."""
     s = settings
     seen = {v: opinion[v] for v in question if v in opinion and opinion[v] >= s.seen_at}
     none = sum(float(p) for v, p in cell.candidates if v is None)
     listed = {v: float(p) for v, p in cell.candidates if v is not None}
     mine, voted = sum(listed.values()), s.share * sum(seen.values())
-    if mine <= 0 or not seen:
+    # in a flagged cell, the second reader reads another number than the reader's: what it reads
+    # outside the values in question is its doubt, "none of these"
+    other = max((p for v, p in opinion.items() if v is not None and v != cell.best), default=0.0)
+    doubts = flagged and opinion.get(cell.best, 0.0) < s.doubt_below and other >= s.doubt_other
+    doubt = s.share * (1.0 - sum(seen.values())) if doubts else 0.0
+    if mine <= 0 or not (seen or doubt):
         return cell
-    mixed: dict[int | None, float] = {v: (1.0 - voted) * p / mine for v, p in listed.items()}
+    mixed: dict[int | None, float] = {v: (1.0 - voted - doubt) * p / mine
+                                      for v, p in listed.items()}
     for v, q in seen.items():
         mixed[v] = mixed.get(v, 0.0) + s.share * q
-    cands = sorted([(v, p * (1.0 - none)) for v, p in mixed.items()] + [(None, none)],
-                   key=lambda vp: -vp[1])
+    cands = sorted([(v, p * (1.0 - none)) for v, p in mixed.items()]
+                   + [(None, none + (1.0 - none) * doubt)], key=lambda vp: -vp[1])
     best = next((v for v, _ in cands if v is not None), None)
     # the first network's odds of the best value's one-digit variants: about the old best only
     near = cell.near if best == cell.best else None
@@ -113,9 +135,11 @@ def looked_again(reading: SheetReading, flags: list[Flag], look: Look,
     if not seen:
         return None
     question = {(row, key): vals for row, key, vals in asked}
+    named = flagged_cells(flags, reading, review if settings.questions else [])
 
     def row(r, label: str):
-        changed = {key: seen_again(c, seen[(label, key)], question[(label, key)], settings)
+        changed = {key: seen_again(c, seen[(label, key)], question[(label, key)], settings,
+                                   (label, key) in named)
                    for key, c in r.cells.items() if (label, key) in seen}
         return dataclasses.replace(r, cells={**r.cells, **changed}) if changed else r
 

@@ -228,6 +228,13 @@ class LookSettings:
     # the cells of a "misread or the players' mistake?" question are looked at too (a second
     # reader that confirms the writing makes it a flag)
     questions: bool = False
+    # in the cell a numbers flag names, a second reader that gives the reader's best value less
+    # than this ...
+    doubt_below: float = 0.05
+    # ... and reads another number there at least this sure does not share the reading: its
+    # share goes to "none of these" (two readers sure of different numbers are no ground for a
+    # flag; at 0.5 the second reader's own misreads -- a thin leading 1 lost -- cost legible flags)
+    doubt_other: float = 0.8
 
 
 @dataclass(frozen=True)

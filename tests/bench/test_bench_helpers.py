@@ -85,3 +85,17 @@ def test_ablation_cache_digests_cover_the_table_package():
     assert rows in ablation._table_code() and rows in ablation.reader_code()
     for pattern in ablation.TABLE_CODE:
         assert list(ablation.ROOT.glob(pattern)), pattern
+
+
+def test_ablation_tables_cache_can_be_read(monkeypatch, tmp_path):
+    """A cached table keeps what the reader asks of its straightened page (whether it came from a
+    photo's lattice: ``straight.grid``), so bench_mistakes can read a new range from it."""
+    import bench.bench_reader_ablation as ablation
+    from ocr.read import read_table
+
+    monkeypatch.setattr(ablation, "WORK", tmp_path)
+    monkeypatch.setattr(ablation, "_table_code", lambda: b"any")
+    [(seed, truth, table)] = ablation.tables(60000, 1)
+    assert table is not None and table.straight.grid is None  # a scan, not a photo's lattice
+    reading = read_table(table)
+    assert reading.rows and any(c.candidates for r in reading.rows for c in r.cells.values())

@@ -121,3 +121,43 @@ def test_on_a_sheet_sent_back_for_a_rescan_a_mistake_on_doubtful_writing_is_a_qu
     off = ReconcileSettings().with_values({"verdicts.rescan_sure": 0})
     faint = reconcile(sheet(rows, probs=bad), settings=off, explain=False)
     assert [(f.kind, f.deal) for f in faint.flags if f.kind == "cumulative"] == [("cumulative", 3)]
+
+
+def test_a_second_look_that_reads_another_number_in_the_flagged_cell_makes_it_a_question():
+    """The reader read the flagged cell 0.99 sure; the second reader, asked, reads a third number
+    there (bench sheet 130093: 170 read 120 at 0.998, the second reader "10"): one reader's sure
+    reading is no ground for a flag -- the deal is a "misread or mistake?" question instead."""
+    from scoring.reconcile import ReconcileSettings
+
+    reading, true, wrong = _misread_cumulative()
+    opinion = {wrong: 0.002, true: 0.001, 12: 0.9, None: 0.097}
+    result = reconcile(reading, explain=False, look=_Second(("5", "cum_ns"), opinion))
+    assert not [f for f in result.flags if f.kind == "cumulative"]
+    assert any(r.deal == 5 and r.kind == "cumulative" for r in result.review)
+    # without the rule (doubt_below 0) the second reader's other number is ignored: a flag
+    off = ReconcileSettings().with_values({"look.doubt_below": 0})
+    result = reconcile(reading, settings=off, explain=False, look=_Second(("5", "cum_ns"), opinion))
+    assert [(f.kind, f.deal) for f in result.flags if f.kind == "cumulative"] == [("cumulative", 5)]
+
+
+def test_seen_again_doubts_a_flagged_cell_the_second_reader_reads_as_another_number():
+    cell = CellReading([(120, 0.998), (None, 0.002)])
+    opinion = {10: 0.863, 110: 0.084, 120: 0.002, 170: 0.001, None: 0.05}
+    doubting = LookSettings(doubt_below=0.05, doubt_other=0.8)
+    probs = dict(seen_again(cell, opinion, [120, 170], doubting, flagged=True).candidates)
+    # the second reader's share (0.3) of what it read outside 120 and 170 is "none of these"
+    assert abs(probs[120] - 0.998 * 0.7) < 1e-9
+    assert abs(probs[None] - (0.002 + 0.998 * 0.3)) < 1e-9
+    assert abs(sum(probs.values()) - 1) < 1e-9
+    # not the cell the flag names, or a second reader that reads nothing it can name: as read
+    assert seen_again(cell, opinion, [120, 170], doubting).candidates == cell.candidates
+    unsure = {120: 0.002, 10: 0.3, None: 0.698}
+    assert seen_again(cell, unsure, [120, 170], doubting, flagged=True).candidates == cell.candidates
+    # a second reader that gives the reader's value its due confirms it
+    # nor one that still gives the reader's value a fair share (bench sheet 140524: a legible
+    # 130 the second reader reads "30" at 0.8, "130" at 0.19 -- its own misread)
+    fair = {120: 0.19, 20: 0.8}
+    assert seen_again(cell, fair, [120, 170], doubting, flagged=True).candidates[0][0] == 120
+    assert dict(seen_again(cell, fair, [120, 170], doubting, flagged=True).candidates)[None] < 0.01
+    agrees = {120: 0.6, 10: 0.4}
+    assert dict(seen_again(cell, agrees, [120, 170], doubting, flagged=True).candidates)[120] > 0.99
