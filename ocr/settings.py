@@ -66,7 +66,8 @@ class GeometrySettings:
     glare_level: int = 250  # a photo pixel this bright in every channel is burnt out by glare ...
     glare_cover: float = 0.05  # ... and a faded cell this much burnt out is under glare
     # a faded cell whose writing is this many grey levels darker than its paper on the photo is read
-    #   (a pen's stroke outlasts a 1-px ruling; a washed-out cell keeps < 30: samples/photo.py)
+    #   (a pen's stroke outlasts a 1-px ruling; a washed-out cell keeps < 30: samples/photo.py),
+    #   counted as if the paper were white (in dim light the writing's contrast shrinks with it)
     faded_ink_contrast: float = 40.0
 
     # --- printed text and the names/winners fields, read by Tesseract (ocr/printed.py) ---

@@ -37,3 +37,22 @@ def test_cells_whose_rulings_blurred_but_whose_writing_is_plain_are_read_not_nam
     by_rulings = _table(page, GeometrySettings(faded_ink_contrast=1e9))
     faint = {d for m in by_rulings.missing if m.reason == Missing.UNREADABLE for d in m.deals}
     assert {1, 4, 8, 12} <= faint
+
+
+
+def test_writing_under_a_dim_light_is_judged_by_its_share_of_the_papers_level():
+    """A dim 3-D scene (samples/photo3d.py 11003: the paper ~150 grey on the photo) whose rulings
+    around deal 30's cumulative E/W faded: the writing there is 36 grey levels below its paper --
+    under 40, but a quarter of the paper's level, as plain as 60 levels on white paper.  It is
+    read, not named too faint."""
+    from samples.photo3d import render_photo3d
+
+    img, truth = render_photo3d(11003)
+    table = _table(Page("photo3d-11003", 0, img), GeometrySettings())
+    assert table.missing == []
+    cell = table.cell("30", "cum_ew")
+    assert cell is not None
+    want = next(c["quad"] for c in truth["cells"] if c["row"] == "30" and c["key"] == "cum_ew")
+    centre = tuple(float(v) for v in cell.quad.mean(axis=0))
+    assert cv2.pointPolygonTest(np.array(want, np.float32), centre, False) >= 0
+
