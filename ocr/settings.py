@@ -106,6 +106,16 @@ class GeometrySettings:
     #   median: outside, it is two cells merged or a piece of one, and is dropped
     grid_other_weight: float = 0.35  # a lattice not six columns wide weighs this share of its cells
     grid_min_cells: int = 12  # fewer linked cells than this are no table
+    # a lattice with three or more columns narrower than this share of its widest is not the deal
+    grid_narrow_share: float = 0.5
+    #   table (it has two, deal number and dealer, then score columns ~2.5x as wide) but, say, the
+    #   scoring table's undertricks block (four value columns beside its wide label column) ...
+    # ... nor is one none of whose columns is this many row heights wide (no score column: the
+    grid_score_min: float = 2.0
+    #   form's are 3.1-5.7; the scoring table's value columns alone are ~1.5)
+    # ... nor one whose widest column is more than this many times its next widest (the deal
+    grid_widest_ratio: float = 2.5
+    #   table's columns side by side differ by at most 1.6x; the scoring table's label column is 4x)
     # a lattice more than this many cells across both ways is ruled paper (graph paper, a squared
     grid_max_across: int = 10
     #   notebook) under or around the sheet, never the six-column deal table
