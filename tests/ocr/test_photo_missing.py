@@ -76,3 +76,20 @@ def test_a_few_rows_low_in_the_table_are_not_named_from_deal_1_against_their_pri
         if cell is not None:
             centre = tuple(float(v) for v in cell.quad.mean(axis=0))
             assert cv2.pointPolygonTest(np.array(c["quad"], np.float32), centre, False) >= 0, (c["row"], c["key"])
+
+
+def test_rows_named_by_the_tables_shape_stand_against_a_near_misread_or_on_thirty_rows():
+    """Only a printed deal number well off its row's name, and none agreeing, belie the shape's
+    names, and only on a lattice of fewer than thirty deal rows: a blurred 24 read 25 (3-D 10004)
+    does not."""
+    from ocr.table.lattice import belied
+
+    six = [str(d) for d in range(1, 7)]
+    assert belied(six, ["2", None, None, "28", "2", None])  # 10001: deals 25-30 named 1-6
+    assert not belied(six, ["2", None, None, "4", "28", None])  # one read agrees
+    assert not belied(six, [None, None, None, "33", None, None])  # no deal number
+    assert not belied(six, [None, None, None, None, None, "8"])  # too near: a misread
+    thirty = [None] + [str(d) for d in range(1, 31)]
+    read = [None] * 31
+    read[24] = "28"
+    assert not belied(thirty, read)
