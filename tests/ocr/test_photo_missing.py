@@ -89,6 +89,7 @@ def test_rows_named_by_the_tables_shape_stand_against_a_near_misread_or_on_thirt
     assert not belied(six, ["2", None, None, "4", "28", None])  # one read agrees
     assert not belied(six, [None, None, None, "33", None, None])  # no deal number
     assert not belied(six, [None, None, None, None, None, "8"])  # too near: a misread
+    assert not belied(six, [None, "12", None, None, None, None])  # a 2 with a remnant beside it
     thirty = [None] + [str(d) for d in range(1, 31)]
     read = [None] * 31
     read[24] = "28"
