@@ -153,6 +153,13 @@ class GeometrySettings:
     photo_labels_merged: tuple[float, float] = (0.45, 0.85)
     # ... split at this share of its width (the deal-number column is ~0.36-0.45 of the two)
     photo_deal_column_share: float = 0.4
+    # a lattice's second of five columns this share of the last three's median width is a score
+    photo_score_like: float = 0.8
+    #   column (a dealer column is ~0.6 of one): the five are the dealer and four score columns ...
+    # ... when a ruling runs on the left as deep as this share of the first column's own ...
+    photo_ruling_left: float = 0.5
+    # ... where the deal-number column would end: the form's is this share of the dealer column's
+    photo_deal_of_dealer: float = 0.69
     dewarp_ransac_px: float = 3.0  # a crossing further than this from the homography is an outlier
     # a curl's quadratic is fitted when the lattice spans this many rows
     dewarp_quadratic_rows: int = 12

@@ -94,3 +94,20 @@ def test_rows_named_by_the_tables_shape_stand_against_a_near_misread_or_on_thirt
     read = [None] * 31
     read[24] = "28"
     assert not belied(thirty, read)
+
+
+def test_a_lost_deal_number_column_is_put_back_on_the_left_not_a_score_column_on_the_right():
+    """A 3-D scene (samples/photo3d.py 10036) whose lattice holds the dealer and the four score
+    columns, the deal-number column's rulings lost: taken for the two label columns and three score
+    columns, every cell came out one column to the left of its place.  The deal-number column's
+    outer ruling is there on the left: every cell is cut where it is."""
+    from samples.photo3d import render_photo3d
+
+    img, truth = render_photo3d(10036)
+    table = _table(Page("photo3d-10036", 0, img), GeometrySettings())
+    for c in truth["cells"]:
+        if c["row"].isdigit():
+            cell = table.cell(c["row"], c["key"])
+            assert cell is not None, (c["row"], c["key"])
+            centre = tuple(float(v) for v in cell.quad.mean(axis=0))
+            assert cv2.pointPolygonTest(np.array(c["quad"], np.float32), centre, False) >= 0, (c["row"], c["key"])
