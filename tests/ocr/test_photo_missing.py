@@ -111,3 +111,20 @@ def test_a_lost_deal_number_column_is_put_back_on_the_left_not_a_score_column_on
             assert cell is not None, (c["row"], c["key"])
             centre = tuple(float(v) for v in cell.quad.mean(axis=0))
             assert cv2.pointPolygonTest(np.array(c["quad"], np.float32), centre, False) >= 0, (c["row"], c["key"])
+
+
+def test_rows_named_by_their_agreeing_printed_numbers_need_no_legible_headers():
+    """A blurred 3-D scene (samples/photo3d.py 10033): a lattice shaped like the form, its rows
+    named by the printed numbers read on them (a few agreeing on one offset), its headers not read.
+    That naming is as good evidence of the form as the table's shape: the table is found, every
+    cell where it is (it was "no table")."""
+    from samples.photo3d import render_photo3d
+
+    img, truth = render_photo3d(10033)
+    table = _table(Page("photo3d-10033", 0, img), GeometrySettings())
+    for c in truth["cells"]:
+        if c["row"].isdigit():
+            cell = table.cell(c["row"], c["key"])
+            assert cell is not None, (c["row"], c["key"])
+            centre = tuple(float(v) for v in cell.quad.mean(axis=0))
+            assert cv2.pointPolygonTest(np.array(c["quad"], np.float32), centre, False) >= 0, (c["row"], c["key"])
