@@ -437,11 +437,11 @@ def find_grid(ink: np.ndarray, settings: GeometrySettings, down: np.ndarray | No
 
 def fits_form(lat: Lattice, settings: GeometrySettings) -> bool:
     """Whether ``lat``'s columns can be the deal table's: at most two of them (the deal-number and
-    dealer columns) narrower than GeometrySettings.grid_narrow_share of its widest, one at least
-    ``grid_score_min`` row heights wide (a score column), and none more than ``grid_widest_ratio``
-    times as wide as the next widest.  The scoring table's undertricks
-    block, seven rows of four narrow value columns beside a wide label column, or its value
-    columns alone, is the other lattice a far or blurred sheet closes best."""
+    dealer columns) narrower than GeometrySettings.grid_narrow_share of its second widest (the
+    widest may be two merged), one at least ``grid_score_min`` row heights wide (a score column),
+    and none more than ``grid_widest_ratio`` times as wide as the next widest.  The scoring table's
+    undertricks block, seven rows of four narrow value columns beside a wide label column, or its
+    value columns alone, is the other lattice a far or blurred sheet closes best."""
     rc, _, w, h = _cell_sizes(orient(lat))
     width = np.array(_column_widths(rc, w / np.maximum(h, 1e-6)))
     if len(width) < 2:
@@ -451,7 +451,7 @@ def fits_form(lat: Lattice, settings: GeometrySettings) -> bool:
         return False
     if len(width) < 3:
         return True
-    return int((width < settings.grid_narrow_share * top).sum()) < 3 and top >= settings.grid_score_min
+    return int((width < settings.grid_narrow_share * second).sum()) < 3 and top >= settings.grid_score_min
 
 
 def _largest(cells: list[Cell], links: dict, settings: GeometrySettings, count: int = 3) -> list[Lattice]:

@@ -106,9 +106,9 @@ class GeometrySettings:
     #   median: outside, it is two cells merged or a piece of one, and is dropped
     grid_other_weight: float = 0.35  # a lattice not six columns wide weighs this share of its cells
     grid_min_cells: int = 12  # fewer linked cells than this are no table
-    # a lattice with three or more columns narrower than this share of its widest is not the deal
+    # a lattice with three or more columns narrower than this share of its second widest is not
     grid_narrow_share: float = 0.5
-    #   table (it has two, deal number and dealer, then score columns ~2.5x as wide) but, say, the
+    #   the deal table (it has two, deal number and dealer; score columns are ~2.5x as wide) but the
     #   scoring table's undertricks block (four value columns beside its wide label column) ...
     # ... nor is one none of whose columns is this many row heights wide (no score column: the
     grid_score_min: float = 2.0

@@ -106,8 +106,9 @@ def test_the_scoring_tables_lattice_is_not_taken_for_the_deal_table():
     alone = np.zeros_like(ink)
     _ruled(alone, (1.5, 1.5, 1.5, 1.5), 7, pitch, (480.0, 40.0))
     assert find_grid(alone, GeometrySettings()) is None
-    # a deal table's own columns fit, whichever part of them the lattice holds
-    for part in (WIDTHS, WIDTHS[:3], WIDTHS[1:], WIDTHS[2:]):
+    # a deal table's own columns fit, whichever part of them the lattice holds, and with its two
+    # cumulative columns merged (their ruling lost: 3-D 7001), the others no narrower for it
+    for part in (WIDTHS, WIDTHS[:3], WIDTHS[1:], WIDTHS[2:], WIDTHS[:4] + (6.8,)):
         own = np.zeros_like(ink)
         _ruled(own, part, 7, pitch, (40.0, 40.0))
         got = find_grid(own, GeometrySettings())
