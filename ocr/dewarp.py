@@ -304,6 +304,13 @@ def straighten_photo(page: Page, settings: GeometrySettings | None = None) -> St
         # placed again as the form has it (below), with the one beyond it
         xs, found, w = xs[:-1], found[:, :-1], w[:-1]
         cols, short = cols - 1, 7 - cols
+    elif (cols == 5 and w[1] >= settings.photo_score_like * float(np.median(w[2:]))
+          and _ruled_left(grey, model, settings)):
+        # the dealer column and the four score columns: the deal-number column (its numbers' ink
+        # over its rulings, or blurred) was lost; its ruling is there on the left, one deal-number
+        # column's width (GeometrySettings.photo_deal_of_dealer of the dealer's) out
+        xs = np.insert(xs, 0, xs[0] - settings.photo_deal_of_dealer * w[0])
+        found = np.hstack([np.zeros((found.shape[0], 1), bool), found])
     elif cols == 5 and max(w[0], w[1]) < min(w[2:]):
         # the deal-number and dealer columns and three score columns: the last one (the cumulative
         # E/W, its rulings written over or curled out of the light) was lost
@@ -345,6 +352,27 @@ def straighten_photo(page: Page, settings: GeometrySettings | None = None) -> St
     rulings = TableRulings((xs - x0) * per, (ys - y0) * per, found)
     return StraightPage(page=page, image=image, to_original=h / h[2, 2], grid=g, grid_step=step,
                         px_mm=per / ROW_MM, table_rulings=rulings)
+
+
+def _ruled_left(grey: np.ndarray, model: TableModel, settings: GeometrySettings) -> bool:
+    """Whether a column ruling runs down the table left of the lattice's first column, where the
+    form's deal-number column would end (GeometrySettings.photo_deal_of_dealer of the first
+    column's width out, give or take a quarter of that): the median over the table's rows of each
+    place's darkness on ``grey`` (analysed image) peaks there at least
+    ``photo_ruling_left`` as deep as on the lattice's own first ruling."""
+    xs, ys = model.xs, model.ys
+    w0 = float(xs[1] - xs[0])
+    y = np.linspace(ys[0], ys[-1], 60)
+    x = xs[0] - w0 * np.arange(-0.15, 1.1 * settings.photo_deal_of_dealer + 0.3, 0.02)
+    gx, gy = np.meshgrid(x, y)
+    pts = model(np.column_stack([gx.ravel(), gy.ravel()])).astype(np.float32).reshape(len(y), len(x), 2)
+    vals = cv2.remap(grey, np.ascontiguousarray(pts[..., 0]), np.ascontiguousarray(pts[..., 1]),
+                     cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT, borderValue=255).astype(np.float32)
+    dark = 255.0 - np.median(vals, axis=0)  # per place left of the table, over its rows
+    off = (xs[0] - x) / w0  # how far out, in the first column's widths
+    own = float(dark[np.abs(off) <= 0.1].max())
+    want = np.abs(off - settings.photo_deal_of_dealer) <= 0.25 * settings.photo_deal_of_dealer
+    return own > 0 and float(dark[want].max()) >= settings.photo_ruling_left * own
 
 
 def _labels_merged(w: np.ndarray, settings: GeometrySettings) -> bool:

@@ -427,12 +427,31 @@ def find_grid(ink: np.ndarray, settings: GeometrySettings, down: np.ndarray | No
     best, best_score = None, 0.0
     for lat in _largest(cells, links, settings):
         lat = prune(lat, settings)
-        if len(lat.place) < settings.grid_min_cells:
+        if len(lat.place) < settings.grid_min_cells or not fits_form(lat, settings):
             continue
         score = len(lat.place) * (1.0 if len(lat.cols) == 6 else settings.grid_other_weight)
         if score > best_score:
             best, best_score = lat, score
     return table_grid(orient(best, down)) if best is not None else None
+
+
+def fits_form(lat: Lattice, settings: GeometrySettings) -> bool:
+    """Whether ``lat``'s columns can be the deal table's: at most two of them (the deal-number and
+    dealer columns) narrower than GeometrySettings.grid_narrow_share of its second widest (the
+    widest may be two merged), one at least ``grid_score_min`` row heights wide (a score column),
+    and none more than ``grid_widest_ratio`` times as wide as the next widest.  The scoring table's
+    undertricks block, seven rows of four narrow value columns beside a wide label column, or its
+    value columns alone, is the other lattice a far or blurred sheet closes best."""
+    rc, _, w, h = _cell_sizes(orient(lat))
+    width = np.array(_column_widths(rc, w / np.maximum(h, 1e-6)))
+    if len(width) < 2:
+        return True
+    top, second = np.sort(width)[::-1][:2]
+    if top > settings.grid_widest_ratio * second:
+        return False
+    if len(width) < 3:
+        return True
+    return int((width < settings.grid_narrow_share * second).sum()) < 3 and top >= settings.grid_score_min
 
 
 def _largest(cells: list[Cell], links: dict, settings: GeometrySettings, count: int = 3) -> list[Lattice]:

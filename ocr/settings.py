@@ -66,7 +66,8 @@ class GeometrySettings:
     glare_level: int = 250  # a photo pixel this bright in every channel is burnt out by glare ...
     glare_cover: float = 0.05  # ... and a faded cell this much burnt out is under glare
     # a faded cell whose writing is this many grey levels darker than its paper on the photo is read
-    #   (a pen's stroke outlasts a 1-px ruling; a washed-out cell keeps < 30: samples/photo.py)
+    #   (a pen's stroke outlasts a 1-px ruling; a washed-out cell keeps < 30: samples/photo.py),
+    #   counted as if the paper were white (in dim light the writing's contrast shrinks with it)
     faded_ink_contrast: float = 40.0
 
     # --- printed text and the names/winners fields, read by Tesseract (ocr/printed.py) ---
@@ -105,6 +106,16 @@ class GeometrySettings:
     #   median: outside, it is two cells merged or a piece of one, and is dropped
     grid_other_weight: float = 0.35  # a lattice not six columns wide weighs this share of its cells
     grid_min_cells: int = 12  # fewer linked cells than this are no table
+    # a lattice with three or more columns narrower than this share of its second widest is not
+    grid_narrow_share: float = 0.5
+    #   the deal table (it has two, deal number and dealer; score columns are ~2.5x as wide) but the
+    #   scoring table's undertricks block (four value columns beside its wide label column) ...
+    # ... nor is one none of whose columns is this many row heights wide (no score column: the
+    grid_score_min: float = 2.0
+    #   form's are 3.1-5.7; the scoring table's value columns alone are ~1.5)
+    # ... nor one whose widest column is more than this many times its next widest (the deal
+    grid_widest_ratio: float = 2.5
+    #   table's columns side by side differ by at most 1.6x; the scoring table's label column is 4x)
     # a lattice more than this many cells across both ways is ruled paper (graph paper, a squared
     grid_max_across: int = 10
     #   notebook) under or around the sheet, never the six-column deal table
@@ -142,6 +153,13 @@ class GeometrySettings:
     photo_labels_merged: tuple[float, float] = (0.45, 0.85)
     # ... split at this share of its width (the deal-number column is ~0.36-0.45 of the two)
     photo_deal_column_share: float = 0.4
+    # a lattice's second of five columns this share of the last three's median width is a score
+    photo_score_like: float = 0.8
+    #   column (a dealer column is ~0.6 of one): the five are the dealer and four score columns ...
+    # ... when a ruling runs on the left as deep as this share of the first column's own ...
+    photo_ruling_left: float = 0.5
+    # ... where the deal-number column would end: the form's is this share of the dealer column's
+    photo_deal_of_dealer: float = 0.69
     dewarp_ransac_px: float = 3.0  # a crossing further than this from the homography is an outlier
     # a curl's quadratic is fitted when the lattice spans this many rows
     dewarp_quadratic_rows: int = 12

@@ -28,6 +28,7 @@ from ocr.table.extra import extra_rows
 from ocr.table.fields import field_texts, text_fields
 from ocr.table.headers import column_order, headers_read, name_rows, other_headers
 from ocr.table.lattice import (
+    belied,
     columns_look_like_the_form,
     ends_below,
     header_above,
@@ -196,7 +197,11 @@ def _find_table(straight: StraightPage, src: str, settings: GeometrySettings, la
                                    lambda i: header_above(grey, lattice, settings, i)) if shaped else None
     evidence = labels is not None or structural is not None  # for the headers, below
     if labels is None and shaped:
-        labels = name_rows(printed.labels, settings.lattice_vote_share) or structural
+        voted = name_rows(printed.labels, settings.lattice_vote_share)
+        # rows named by their own printed numbers agreeing on one offset are evidence as good as
+        # the shape's: the headers need not be read either
+        evidence = evidence or voted is not None
+        labels = voted or (structural if not belied(structural, printed.labels) else None)
     if labels is None or all(lab is None for lab in labels):
         unread = _Unread(f"{src}: {NOT_FOUND} (the printed deal numbers 1-{DEALS} were not read)")
         unread.lattice_dropped = lattice is None and straight.table_rulings is not None

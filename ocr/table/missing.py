@@ -85,13 +85,15 @@ def faded_cells(straight: StraightPage, grey: np.ndarray, rows: list[Row], label
 
 def _ink_contrast(raw: np.ndarray, b: Blob) -> float:
     """How far the darkest of the writing inside blob ``b`` (its 1st percentile, the rulings left
-    out by an inset) lies below the cell's paper (its median), in the photo's grey levels."""
+    out by an inset) lies below the cell's paper (its median), in the photo's grey levels scaled as
+    if that paper were white (255): the light multiplies paper and ink alike, so writing under a dim
+    light keeps its share of the paper's level, not its grey levels."""
     dy, dx = (b.y1 - b.y0) // 5, (b.x1 - b.x0) // 10
     region = raw[b.y0 + dy:b.y1 - dy, b.x0 + dx:b.x1 - dx]
     if region.size == 0:
         return 0.0
     low, paper = np.percentile(region, (1, 50))
-    return float(paper - low)
+    return float(paper - low) * 255.0 / max(float(paper), 1.0)
 
 
 def _ruling_contrast(grey: np.ndarray, b: Blob) -> float:

@@ -77,3 +77,39 @@ def test_the_table_is_found_on_graph_paper_ruled_all_round_it():
     grid = find_grid(cv2.bitwise_or(ink, squares), GeometrySettings())
     assert grid is not None and grid.shape == (31, 6)
     assert np.hypot(*(grid.nodes[0, 0] - top_left)) < 4
+
+
+def _ruled(ink: np.ndarray, widths, rows: int, pitch: float, at: tuple[float, float]) -> None:
+    """Draw into ``ink`` a ruled block of ``rows`` rows and columns ``widths`` (in row heights) with
+    its top-left crossing at ``at``."""
+    xs = at[0] + np.concatenate([[0.0], np.cumsum(widths)]) * pitch
+    ys = at[1] + np.arange(rows + 1) * pitch
+    for x in xs:
+        cv2.line(ink, (int(x), int(ys[0])), (int(x), int(ys[-1])), 255, 2)
+    for y in ys:
+        cv2.line(ink, (int(xs[0]), int(y)), (int(xs[-1]), int(y)), 255, 2)
+
+
+def test_the_scoring_tables_lattice_is_not_taken_for_the_deal_table():
+    """On a far, blurred sheet the scoring table's undertricks block (seven rows: a wide label
+    column and four value columns ~1.5 row heights wide) can close more cells than the deal table,
+    of which only a part of the score columns is found.  Its columns do not fit the form's: the
+    deal table's part is taken."""
+    pitch = 20.0
+    ink = np.zeros((700, 900), np.uint8)
+    _ruled(ink, (6.0, 1.5, 1.5, 1.5, 1.5), 7, pitch, (480.0, 40.0))  # the scoring table's block
+    _ruled(ink, WIDTHS[2:], 5, pitch, (40.0, 300.0))  # four score columns of five deal rows
+    grid = find_grid(ink, GeometrySettings())
+    assert grid is not None and grid.shape == (5, 4)
+    assert np.hypot(*(grid.nodes[0, 0] - (40.0, 300.0))) < 4
+    # its value columns alone, with no label column beside them, are no deal table either
+    alone = np.zeros_like(ink)
+    _ruled(alone, (1.5, 1.5, 1.5, 1.5), 7, pitch, (480.0, 40.0))
+    assert find_grid(alone, GeometrySettings()) is None
+    # a deal table's own columns fit, whichever part of them the lattice holds, and with its two
+    # cumulative columns merged (their ruling lost: 3-D 7001), the others no narrower for it
+    for part in (WIDTHS, WIDTHS[:3], WIDTHS[1:], WIDTHS[2:], WIDTHS[:4] + (6.8,)):
+        own = np.zeros_like(ink)
+        _ruled(own, part, 7, pitch, (40.0, 40.0))
+        got = find_grid(own, GeometrySettings())
+        assert got is not None and got.shape == (7, len(part)), part

@@ -221,7 +221,10 @@ def test_label_columns_found_as_one_are_split_as_the_form_has_them():
 
     img, truth = render_photo3d(9021)
     assert cells_right(_table(Page("photo3d-9021", 0, img)), truth) == ""
-    assert _fails(Page("photo3d-9021", 0, img), truth, GeometrySettings(photo_labels_merged=(2.0, 2.0)))
+    # (its deal-number column's outer ruling shows on the left: the rule for a lost deal-number
+    # column takes it first, so both are turned off for the check)
+    assert _fails(Page("photo3d-9021", 0, img), truth,
+                  GeometrySettings(photo_labels_merged=(2.0, 2.0), photo_score_like=99.0))
 
 
 def test_a_lattice_set_aside_for_more_rows_unnamed_is_taken_after_all(monkeypatch):
