@@ -1,4 +1,5 @@
-"""A second reader of handwriting: PP-OCRv6's small text recogniser, run by OpenCV's dnn module.
+"""A second reader of handwriting: PP-OCRv6's small text recogniser, run by ONNX Runtime (or OpenCV's
+dnn module where that is not installed: ocr/runtime.py).
 
 PaddleOCR's PP-OCRv6 small recognition model (Apache-2.0) was trained on far more handwriting than
 the cell networks ever saw; it reads a line of text 48 px high into per-frame probabilities over
@@ -25,7 +26,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from ocr.runtime import onnx_metadata
+from ocr.runtime import onnx_metadata, onnx_net
 from ocr.settings import ReaderSettings
 
 MODEL_PATH = Path(__file__).resolve().parent / "models" / "PP-OCRv6_rec_small.onnx"
@@ -39,7 +40,7 @@ DEFAULT = ReaderSettings()
 @dataclass(frozen=True)
 class LineReader:
     """The loaded recogniser: its characters (index 0 is the CTC blank, the last a space) and the
-    model bytes, made into an OpenCV dnn network once per process (a forked worker makes its own)."""
+    model bytes, made into a network once per process (a forked worker makes its own)."""
 
     chars: tuple[str, ...]
     model: bytes
@@ -59,7 +60,7 @@ class LineReader:
     def net(self):
         pid = os.getpid()
         if pid not in self._dnn:
-            self._dnn[pid] = cv2.dnn.readNetFromONNX(np.frombuffer(self.model, np.uint8))
+            self._dnn[pid] = onnx_net(self.model)
         return self._dnn[pid]
 
     def probs(self, images: list[np.ndarray], min_width: int = DEFAULT.second_min_width,
