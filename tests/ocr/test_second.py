@@ -4,6 +4,7 @@ crops given on their own (ocr/crop.py) and ``rubberscan cell`` (ocr/cellread.py)
 from __future__ import annotations
 
 import json
+import sys
 import zipfile
 from dataclasses import replace
 
@@ -79,6 +80,14 @@ def test_onnxruntime_and_opencv_give_the_same_probabilities(monkeypatch):
         frames[runtime] = reader.probs(crops, batch=2)
     for a, b in zip(frames["onnxruntime"], frames["opencv"], strict=True):
         assert a.shape == b.shape and np.abs(a - b).max() < 1e-3
+    monkeypatch.delenv("RUBBERSCAN_SECOND_RUNTIME")
+    monkeypatch.setitem(sys.modules, "onnxruntime", None)  # not installed: OpenCV's dnn reads alike
+    reader = LineReader.load(MODEL_PATH)
+    assert not isinstance(reader.net(), OrtNet)
+    assert np.abs(reader.probs(crops[:1])[0] - frames["onnxruntime"][0]).max() < 1e-3
+    monkeypatch.setenv("RUBBERSCAN_SECOND_RUNTIME", "onnxruntime")  # asked for by name: its absence is an error
+    with pytest.raises(ImportError):
+        LineReader.load(MODEL_PATH).net()
     monkeypatch.setenv("RUBBERSCAN_SECOND_RUNTIME", "tflite")
     with pytest.raises(ValueError, match="RUBBERSCAN_SECOND_RUNTIME"):
         LineReader.load(MODEL_PATH).net()
