@@ -173,10 +173,21 @@ def writing_crop(grey: np.ndarray, rows: tuple[int, int], cols: tuple[int, int],
     return cv2.copyMakeBorder(crop, pad, pad, pad, pad, cv2.BORDER_CONSTANT, value=255)
 
 
+def to_aspect(crop: np.ndarray, max_aspect: float) -> np.ndarray:
+    """``crop`` with paper added above and below where it is wider than ``max_aspect`` x its height."""
+    h, w = crop.shape[:2]
+    if w <= max_aspect * h:
+        return crop
+    pad = int(math.ceil(w / max_aspect)) - h
+    return cv2.copyMakeBorder(crop, pad // 2, pad - pad // 2, 0, 0, cv2.BORDER_CONSTANT, value=255)
+
+
 def read_line(grey: np.ndarray, reader: LineReader | None = None, margin: float = DEFAULT.second_margin,
-              min_width: int = DEFAULT.second_min_width) -> tuple[str, float] | None:
+              min_width: int = DEFAULT.second_min_width,
+              max_aspect: float = DEFAULT.second_line_max_aspect) -> tuple[str, float] | None:
     """A names or winners line's text and the model's confidence, from a field's grey crop (paper
-    light, rulings removed); ("", 1.0) for a field with no writing; None without the model."""
+    light, rulings removed); ("", 1.0) for a field with no writing; None without the model.
+    A crop wider than ``max_aspect`` x its height is padded with paper to that shape."""
     reader = reader or default_reader()
     if reader is None:
         return None
@@ -188,7 +199,7 @@ def read_line(grey: np.ndarray, reader: LineReader | None = None, margin: float 
     if len(rows) == 0 or ink.sum() < 12:
         return "", 1.0
     crop = writing_crop(g, (int(rows[0]), int(rows[-1]) + 1), (int(cols[0]), int(cols[-1]) + 1), margin)
-    return reader.text(reader.probs([crop], min_width)[0])
+    return reader.text(reader.probs([to_aspect(crop, max_aspect)], min_width)[0])
 
 
 def extract(wheel: str | Path, out: str | Path = MODEL_PATH) -> Path:

@@ -127,6 +127,26 @@ def test_crops_are_padded_mid_grey_to_the_models_width():
     assert net.inputs[-1].shape == (1, 3, 48, 320)
 
 
+def test_a_line_far_wider_than_tall_is_padded_to_a_bounded_shape():
+    """A winners field whose only long ink is a ruling's leftover: read_line shows the model a
+    crop at most second_line_max_aspect x its height (a 48 x 3,626 crop cost ~200 MB of memory)."""
+    import os
+
+    reader = LineReader(("", "0", "1", "-", " "), b"", "test")
+    net = _Net(len(reader.chars))
+    reader._dnn[os.getpid()] = net
+    field = np.full((40, 3000), 250, np.uint8)
+    field[20:22, 10:2990] = 30  # a thin dark line across the field
+    read_line(field, reader)
+    x = net.inputs[-1]
+    limit = ReaderSettings().second_line_max_aspect
+    assert x.shape[2] == 48 and x.shape[3] <= limit * 48 + 1
+    line = np.full((40, 300), 250, np.uint8)
+    cv2.putText(line, "NS", (10, 30), cv2.FONT_HERSHEY_SIMPLEX, 1.0, 20, 2)
+    read_line(line, reader)  # an ordinary line is shown as it is
+    assert net.inputs[-1].shape[3] == 240
+
+
 def test_the_second_reader_reads_digits_and_nothing_else():
     """Separators, ticks and dashes the model reads count as "nothing here": a cheque's "1.500,-"
     is the number 1500, and a dash alone (worth 0) reads as a blank does."""
