@@ -1,4 +1,5 @@
-"""A second reader of handwriting: PP-OCRv6's small text recogniser, run by OpenCV's dnn module.
+"""A second reader of handwriting: PP-OCRv6's small text recogniser, run by ONNX Runtime (or OpenCV's
+dnn module where that is not installed: ocr/runtime.py).
 
 PaddleOCR's PP-OCRv6 small recognition model (Apache-2.0) was trained on far more handwriting than
 the cell networks ever saw; it reads a line of text 48 px high into per-frame probabilities over
@@ -25,7 +26,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from ocr.runtime import onnx_metadata
+from ocr.runtime import onnx_metadata, onnx_net
 from ocr.settings import ReaderSettings
 
 MODEL_PATH = Path(__file__).resolve().parent / "models" / "PP-OCRv6_rec_small.onnx"
@@ -39,7 +40,7 @@ DEFAULT = ReaderSettings()
 @dataclass(frozen=True)
 class LineReader:
     """The loaded recogniser: its characters (index 0 is the CTC blank, the last a space) and the
-    model bytes, made into an OpenCV dnn network once per process (a forked worker makes its own)."""
+    model bytes, made into a network once per process (a forked worker makes its own)."""
 
     chars: tuple[str, ...]
     model: bytes
@@ -59,7 +60,7 @@ class LineReader:
     def net(self):
         pid = os.getpid()
         if pid not in self._dnn:
-            self._dnn[pid] = cv2.dnn.readNetFromONNX(np.frombuffer(self.model, np.uint8))
+            self._dnn[pid] = onnx_net(self.model)
         return self._dnn[pid]
 
     def probs(self, images: list[np.ndarray], min_width: int = DEFAULT.second_min_width,
@@ -172,10 +173,21 @@ def writing_crop(grey: np.ndarray, rows: tuple[int, int], cols: tuple[int, int],
     return cv2.copyMakeBorder(crop, pad, pad, pad, pad, cv2.BORDER_CONSTANT, value=255)
 
 
+def to_aspect(crop: np.ndarray, max_aspect: float) -> np.ndarray:
+    """``crop`` with paper added above and below where it is wider than ``max_aspect`` x its height."""
+    h, w = crop.shape[:2]
+    if w <= max_aspect * h:
+        return crop
+    pad = int(math.ceil(w / max_aspect)) - h
+    return cv2.copyMakeBorder(crop, pad // 2, pad - pad // 2, 0, 0, cv2.BORDER_CONSTANT, value=255)
+
+
 def read_line(grey: np.ndarray, reader: LineReader | None = None, margin: float = DEFAULT.second_margin,
-              min_width: int = DEFAULT.second_min_width) -> tuple[str, float] | None:
+              min_width: int = DEFAULT.second_min_width,
+              max_aspect: float = DEFAULT.second_line_max_aspect) -> tuple[str, float] | None:
     """A names or winners line's text and the model's confidence, from a field's grey crop (paper
-    light, rulings removed); ("", 1.0) for a field with no writing; None without the model."""
+    light, rulings removed); ("", 1.0) for a field with no writing; None without the model.
+    A crop wider than ``max_aspect`` x its height is padded with paper to that shape."""
     reader = reader or default_reader()
     if reader is None:
         return None
@@ -187,7 +199,7 @@ def read_line(grey: np.ndarray, reader: LineReader | None = None, margin: float 
     if len(rows) == 0 or ink.sum() < 12:
         return "", 1.0
     crop = writing_crop(g, (int(rows[0]), int(rows[-1]) + 1), (int(cols[0]), int(cols[-1]) + 1), margin)
-    return reader.text(reader.probs([crop], min_width)[0])
+    return reader.text(reader.probs([to_aspect(crop, max_aspect)], min_width)[0])
 
 
 def extract(wheel: str | Path, out: str | Path = MODEL_PATH) -> Path:

@@ -111,7 +111,8 @@ def read_table(table: Table, net: CellReader | None = None, settings: ReaderSett
         # a winners line Tesseract left unread or unclear: the second reader reads handwriting
         # better (bench/bench_lines.py: winners lines 95 % against 80 % exactly right)
         crop = next((c.image for c in table.cells if c.key == "winners"), None)
-        line = read_line(crop, second, settings.second_margin, settings.second_min_width) if crop is not None and crop.size else None
+        line = (read_line(crop, second, settings.second_margin, settings.second_min_width,
+                          settings.second_line_max_aspect) if crop is not None and crop.size else None)
         again = winners_hint(line[0], names, settings) if line and line[0] else None
         if again is not None:
             winners_text, hint = line[0], again

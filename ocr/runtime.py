@@ -1,5 +1,6 @@
 """Running the reader's networks: OpenCV's dnn module from an ONNX graph, checked against a NumPy
-implementation of the same layers (the fallback), and an ONNX file's metadata without the onnx
+implementation of the same layers (the fallback); the second reader's large graph through ONNX
+Runtime where it is installed (:func:`onnx_net`); and an ONNX file's metadata without the onnx
 package.  The networks themselves are ocr/cellnet.py, ocr/digitnet.py and ocr/ppocr.py.
 """
 
@@ -61,6 +62,43 @@ def checked_dnn(cache: dict, onnx: bytes | None, run_dnn, run_numpy):
             except cv2.error:
                 pass
     return cache[pid]
+
+
+class OrtNet:
+    """An ONNX Runtime session behind OpenCV's dnn interface (``setInput``, ``forward``), so the
+    callers run either alike."""
+
+    def __init__(self, session) -> None:
+        self.session, self.name, self.x = session, session.get_inputs()[0].name, None
+
+    def setInput(self, x: np.ndarray) -> None:  # noqa: N802 - OpenCV's name
+        self.x = x
+
+    def forward(self) -> np.ndarray:
+        return self.session.run(None, {self.name: self.x})[0]
+
+
+def onnx_net(onnx: bytes):
+    """The graph as an ONNX Runtime session on one thread (the batch runs one worker per core),
+    or OpenCV's dnn network where onnxruntime is not installed or RUBBERSCAN_SECOND_RUNTIME=opencv.
+    On the PP-OCR recogniser ONNX Runtime took ~21 ms a cell crop of CPU against OpenCV's ~33 and
+    held less memory, with the same probabilities to 3e-4 (bench/RESULTS-geometry.md)."""
+    wanted = os.environ.get("RUBBERSCAN_SECOND_RUNTIME", "").strip().lower()
+    if wanted not in ("", "onnxruntime", "opencv"):
+        raise ValueError(f"RUBBERSCAN_SECOND_RUNTIME must be onnxruntime or opencv, not {wanted!r}")
+    if wanted != "opencv":
+        try:
+            import onnxruntime as ort
+        except ImportError:
+            if wanted == "onnxruntime":
+                raise
+        else:
+            options = ort.SessionOptions()
+            options.intra_op_num_threads = options.inter_op_num_threads = 1
+            options.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
+            options.log_severity_level = 3
+            return OrtNet(ort.InferenceSession(onnx, options, providers=["CPUExecutionProvider"]))
+    return cv2.dnn.readNetFromONNX(np.frombuffer(onnx, np.uint8))
 
 
 def _varint(b: bytes, i: int) -> tuple[int, int]:

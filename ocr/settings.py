@@ -268,6 +268,10 @@ class ReaderSettings:
     # cell; ORAND's cheque amounts are at most 6.6) is padded with paper above and below to that
     # shape: the network's cost and memory grow with the width (a 2,093-column crop held ~450 MB)
     second_max_aspect: float = 12.0
+    # the same for a names or winners line (ocr.ppocr.read_line): 25 x 48 rows = 1,200 columns, room
+    # for ~50 handwritten characters; a photo's winners field whose only long ink was a ruling's
+    # leftover made a 48 x 3,626 crop that raised a read's peak memory by ~200 MB
+    second_line_max_aspect: float = 25.0
     # crops run through the network this many at a time: a batch of 8 at 320 columns held ~100 MB
     # more memory than one of 2, for no less CPU per crop
     second_batch: int = 2

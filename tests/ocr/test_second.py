@@ -4,6 +4,7 @@ crops given on their own (ocr/crop.py) and ``rubberscan cell`` (ocr/cellread.py)
 from __future__ import annotations
 
 import json
+import sys
 import zipfile
 from dataclasses import replace
 
@@ -63,6 +64,35 @@ def test_installed_model_reads_printed_digits_and_words():
     assert read_line(np.full((40, 200), 245, np.uint8), reader) == ("", 1.0)
 
 
+@needs_model
+def test_onnxruntime_and_opencv_give_the_same_probabilities(monkeypatch):
+    """The second reader runs through ONNX Runtime where it is installed and OpenCV's dnn module
+    otherwise (RUBBERSCAN_SECOND_RUNTIME=opencv forces it): both give the same frames."""
+    pytest.importorskip("onnxruntime")
+    from ocr.runtime import OrtNet
+
+    crops = [_text_image("1460"), _text_image("70", height=80), _text_image("Smith / Jones")]
+    frames = {}
+    for runtime in ("onnxruntime", "opencv"):
+        monkeypatch.setenv("RUBBERSCAN_SECOND_RUNTIME", runtime)
+        reader = LineReader.load(MODEL_PATH)
+        assert isinstance(reader.net(), OrtNet) == (runtime == "onnxruntime")
+        frames[runtime] = reader.probs(crops, batch=2)
+    for a, b in zip(frames["onnxruntime"], frames["opencv"], strict=True):
+        assert a.shape == b.shape and np.abs(a - b).max() < 1e-3
+    monkeypatch.delenv("RUBBERSCAN_SECOND_RUNTIME")
+    monkeypatch.setitem(sys.modules, "onnxruntime", None)  # not installed: OpenCV's dnn reads alike
+    reader = LineReader.load(MODEL_PATH)
+    assert not isinstance(reader.net(), OrtNet)
+    assert np.abs(reader.probs(crops[:1])[0] - frames["onnxruntime"][0]).max() < 1e-3
+    monkeypatch.setenv("RUBBERSCAN_SECOND_RUNTIME", "onnxruntime")  # asked for by name: its absence is an error
+    with pytest.raises(ImportError):
+        LineReader.load(MODEL_PATH).net()
+    monkeypatch.setenv("RUBBERSCAN_SECOND_RUNTIME", "tflite")
+    with pytest.raises(ValueError, match="RUBBERSCAN_SECOND_RUNTIME"):
+        LineReader.load(MODEL_PATH).net()
+
+
 class _Net:
     """A stand-in for the model in OpenCV's dnn module: keeps its inputs, answers blank frames."""
 
@@ -95,6 +125,26 @@ def test_crops_are_padded_mid_grey_to_the_models_width():
     assert [len(f) for f in frames] == [96 // 8 + 2, 600 // 8]
     reader.probs([narrow], min_width=320)
     assert net.inputs[-1].shape == (1, 3, 48, 320)
+
+
+def test_a_line_far_wider_than_tall_is_padded_to_a_bounded_shape():
+    """A winners field whose only long ink is a ruling's leftover: read_line shows the model a
+    crop at most second_line_max_aspect x its height (a 48 x 3,626 crop cost ~200 MB of memory)."""
+    import os
+
+    reader = LineReader(("", "0", "1", "-", " "), b"", "test")
+    net = _Net(len(reader.chars))
+    reader._dnn[os.getpid()] = net
+    field = np.full((40, 3000), 250, np.uint8)
+    field[20:22, 10:2990] = 30  # a thin dark line across the field
+    read_line(field, reader)
+    x = net.inputs[-1]
+    limit = ReaderSettings().second_line_max_aspect
+    assert x.shape[2] == 48 and x.shape[3] <= limit * 48 + 1
+    line = np.full((40, 300), 250, np.uint8)
+    cv2.putText(line, "NS", (10, 30), cv2.FONT_HERSHEY_SIMPLEX, 1.0, 20, 2)
+    read_line(line, reader)  # an ordinary line is shown as it is
+    assert net.inputs[-1].shape[3] == 240
 
 
 def test_the_second_reader_reads_digits_and_nothing_else():
