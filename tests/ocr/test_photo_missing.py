@@ -96,6 +96,16 @@ def test_rows_named_by_the_tables_shape_stand_against_a_near_misread_or_on_thirt
     assert not belied(thirty, read)
 
 
+def _assert_every_deal_cell_in_place(table, truth: dict) -> None:
+    """Every deal cell of the generator's truth is found, its centre inside the true outline."""
+    for c in truth["cells"]:
+        if c["row"].isdigit():
+            cell = table.cell(c["row"], c["key"])
+            assert cell is not None, (c["row"], c["key"])
+            centre = tuple(float(v) for v in cell.quad.mean(axis=0))
+            assert cv2.pointPolygonTest(np.array(c["quad"], np.float32), centre, False) >= 0, (c["row"], c["key"])
+
+
 def test_a_lost_deal_number_column_is_put_back_on_the_left_not_a_score_column_on_the_right():
     """A 3-D scene (samples/photo3d.py 10036) whose lattice holds the dealer and the four score
     columns, the deal-number column's rulings lost: taken for the two label columns and three score
@@ -105,12 +115,7 @@ def test_a_lost_deal_number_column_is_put_back_on_the_left_not_a_score_column_on
 
     img, truth = render_photo3d(10036)
     table = _table(Page("photo3d-10036", 0, img), GeometrySettings())
-    for c in truth["cells"]:
-        if c["row"].isdigit():
-            cell = table.cell(c["row"], c["key"])
-            assert cell is not None, (c["row"], c["key"])
-            centre = tuple(float(v) for v in cell.quad.mean(axis=0))
-            assert cv2.pointPolygonTest(np.array(c["quad"], np.float32), centre, False) >= 0, (c["row"], c["key"])
+    _assert_every_deal_cell_in_place(table, truth)
 
 
 def test_rows_named_by_their_agreeing_printed_numbers_need_no_legible_headers():
@@ -122,9 +127,4 @@ def test_rows_named_by_their_agreeing_printed_numbers_need_no_legible_headers():
 
     img, truth = render_photo3d(10033)
     table = _table(Page("photo3d-10033", 0, img), GeometrySettings())
-    for c in truth["cells"]:
-        if c["row"].isdigit():
-            cell = table.cell(c["row"], c["key"])
-            assert cell is not None, (c["row"], c["key"])
-            centre = tuple(float(v) for v in cell.quad.mean(axis=0))
-            assert cv2.pointPolygonTest(np.array(c["quad"], np.float32), centre, False) >= 0, (c["row"], c["key"])
+    _assert_every_deal_cell_in_place(table, truth)
