@@ -18,14 +18,13 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-import cv2
 import numpy as np
 
 from ocr.cellnet import CellNet, default_paths
 from ocr.ctc import ALPHABET, best_path, ctc_nbest, ctc_string_probs
 from ocr.digitnet import MODEL_PATH as DIGITS_PATH
 from ocr.digitnet import DigitNet, opinions
-from ocr.ppocr import LineReader, default_reader, mark, writing_crop
+from ocr.ppocr import LineReader, default_reader, mark, to_aspect, writing_crop
 from ocr.prep import Cut
 from ocr.runtime import digest
 from ocr.settings import ReaderSettings
@@ -187,11 +186,7 @@ def second_crop(cut: Cut, settings: ReaderSettings = DEFAULT) -> np.ndarray:
     grey = (255.0 * (1.0 - cut.ink)).astype(np.uint8)
     x1 = cut.x1 if cut.x1 > 0 else grey.shape[1]
     crop = writing_crop(grey, (cut.y0, cut.y1), (cut.x0, x1), settings.second_margin)
-    h, w = crop.shape[:2]
-    if w > settings.second_max_aspect * h:
-        pad = int(np.ceil(w / settings.second_max_aspect)) - h
-        crop = cv2.copyMakeBorder(crop, pad // 2, pad - pad // 2, 0, 0, cv2.BORDER_CONSTANT, value=255)
-    return crop
+    return to_aspect(crop, settings.second_max_aspect)
 
 
 def combine(nets: list[tuple[str, float]], second_lp: np.ndarray, first_lp: np.ndarray,
