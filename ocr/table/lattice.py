@@ -90,10 +90,10 @@ def structural_labels(rulings: TableRulings, ruled_above: Callable[[int], bool |
 def belied(labels: list[str | None] | None, read: list[str | None]) -> bool:
     """Whether the printed deal numbers as read (``read``, row by row) give the lie to the rows'
     names from the table's shape (``labels``) on a lattice of fewer than thirty deal rows: no number
-    read agrees with its row's name, and a deal number 10-30 read is three or more off its row's and does not hold it (a
-    lattice of a few rows low in the table, its top row's label cells lost and handwriting over the
-    rulings above it, looks like the header's rows over deal 1; a blurred 24 read 25, or a 1 read
-    15 with a ruling's remnant, is no such sign)."""
+    read agrees with its row's name, and a deal number 10-30 read is three or more off its row's
+    and does not hold it (a lattice of a few rows low in the table, its top row's label cells lost
+    and handwriting over the rulings above it, looks like the header's rows over deal 1; a blurred
+    24 read 25, or a 1 read 15 with a ruling's remnant, is no such sign)."""
     if labels is None or sum(lab is not None for lab in labels) >= DEALS:
         return False
     pairs = [(lab, text) for lab, text in zip(labels, read, strict=True) if lab and text and text.isdigit()]
