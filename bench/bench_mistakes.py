@@ -69,13 +69,17 @@ from scoring.reconcile import reconcile
 # (first seed, sheets) per cache file; "dev" is what reconciliation was tuned on, "held-out" was
 # not looked at until the end of one round (and has been looked at since), "held-out-2" is the
 # next round's range never looked at before its end, "held-out-3" the one after that, "held-out-4"
-# the next
+# the next, "held-out-5" one to tune on sheet by sheet, "held-out-6" one measured before and after
+# only
 RANGES = {
     "dev": [(140000 + 100 * i, 100) for i in range(8)],
+    "dev-200": [(140000, 100), (140100, 100)],
     "held-out": [(130000, 100), (130100, 100)],
     "held-out-2": [(150000, 100), (150100, 100)],
     "held-out-3": [(160000, 100), (160100, 100)],
     "held-out-4": [(170000, 100), (170100, 100)],
+    "held-out-5": [(180000, 100), (180100, 100)],
+    "held-out-6": [(190000, 100), (190100, 100)],
 }
 TAG = "i33"  # the sheet options below, in the cache files' names
 LEGIBLE_AT = 0.9
@@ -97,17 +101,48 @@ def sheet_options(seed: int) -> dict:
             "dealers": "first" if rng.random() < 0.3 else "every"}
 
 
-def load(names: list[str], key: tuple, reader) -> list[tuple[int, dict, object, object]]:
+def load(names: list[str], key: tuple, reader,
+         cached: dict[str, tuple[str, str]] | None = None) -> list[tuple[int, dict, object, object]]:
     """(seed, truth, table or None, reading) of every sheet in the named ranges (made and cached as
-    needed; the tables keep their cell images, for the second look before a flag)."""
+    needed; the tables keep their cell images, for the second look before a flag).  ``cached``
+    (range -> digests of its tables and readings) takes a range's cache files made by other code
+    instead (an earlier reader's readings, reconciled by this code)."""
     out = []
     for name in names:
         for seed, count in RANGES[name]:
-            sheets = ablation.tables(seed, count, sheet_options, TAG)
-            read = ablation.readings(seed, count, sheets, key, reader, TAG)
+            if cached and name in cached:
+                sheets, read = cached_files(seed, count, *cached[name])
+            else:
+                sheets = ablation.tables(seed, count, sheet_options, TAG)
+                read = ablation.readings(seed, count, sheets, key, reader, TAG)
             out += [(s, truth, table, r)
                     for (s, truth, table), r in zip(sheets, read, strict=True)]
             del sheets
+    return out
+
+
+def cached_files(seed: int, count: int, tables: str, readings: str) -> tuple[list, list]:
+    """The tables and readings of ``count`` sheets from ``seed`` cached in bench/_work under the
+    digests ``tables`` and ``readings`` (a clear error when either file is not there)."""
+    out = []
+    for kind, digest in (("tables", tables), ("readings", readings)):
+        path = ablation.WORK / f"{kind}-{seed}-{count}-{TAG}-{digest}.pkl"
+        if not path.exists():
+            raise SystemExit(f"bench_mistakes: no cached {kind} {path}")
+        with path.open("rb") as fh:
+            out.append(pickle.load(fh))
+    return out[0], out[1]
+
+
+def parse_cached(specs: list[str]) -> dict[str, tuple[str, str]]:
+    """``RANGE=TABLES_DIGEST:READINGS_DIGEST`` options as range -> (tables, readings)."""
+    out = {}
+    for spec in specs:
+        name, _, digests = spec.partition("=")
+        tables, _, readings = digests.partition(":")
+        if name not in RANGES or not tables or not readings:
+            raise SystemExit(f"bench_mistakes: --cached wants RANGE=TABLES:READINGS, not {spec!r}")
+        out[name] = (tables, readings)
     return out
 
 
@@ -415,17 +450,21 @@ def main(argv: list[str]) -> int:
     ap.add_argument("--details", action="store_true", help="each mistake not shown or legible and not flagged,"
                     " and each false flag (stderr)")
     ap.add_argument("--tree", help="reconcile with the code of this checkout instead (a before/after)")
+    ap.add_argument("--cached", action="append", default=[], metavar="RANGE=TABLES:READINGS",
+                    help="a range's tables and readings cached under these digests (made by other"
+                    " code: an earlier reader's readings) instead of this code's")
     args = ap.parse_args(argv)
     names = args.ranges.split(",")
     bad = [n for n in names if n not in RANGES]
     if bad:
         ap.error(f"unknown range(s) {', '.join(bad)}; choose from {', '.join(RANGES)}")
     cv2.setNumThreads(1)
+    cached = parse_cached(args.cached)
     loaded: dict[tuple, dict] = {}
     for spec in args.config or ["current"]:
         key, reader, settings = ablation.configure(spec)
         if key not in loaded:
-            loaded[key] = {name: load([name], key, reader) for name in names}
+            loaded[key] = {name: load([name], key, reader, cached) for name in names}
         parts = [(name, loaded[key][name], [name]) for name in names]
         if len(names) > 1:
             parts.append(("all", [d for name in names for d in loaded[key][name]], names))
