@@ -93,9 +93,12 @@ def misread_shape(read: int, value: int) -> str:
 def shape_cost(read: tuple[int, ...], value: int,
                misread: MisreadSettings = DEFAULT.misread) -> float:
     """Extra cost of an unproposed ``value`` for a cell whose proposals are ``read`` (the closest
-    proposal counts); 0 where the reader proposed no written number or ``value`` is 0 (blank)."""
-    if not read or not value:
+    proposal counts); 0 where the reader proposed no written number; ``shape_blank`` where
+    ``value`` is 0 (a blank where the reader read a number)."""
+    if not read:
         return 0.0
+    if not value:
+        return misread.shape_blank
     costs = {"same": 0.0, "digit": misread.shape_digit, "lost": misread.shape_lost,
              "extra": misread.shape_extra, "swap": misread.shape_swap, "far": misread.shape_far}
     return min(costs[misread_shape(r, value)] for r in read)

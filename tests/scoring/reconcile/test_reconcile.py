@@ -715,9 +715,11 @@ def test_misread_shape():
     assert misread_shape(4820, 4280) == "swap" and misread_shape(1640, 1460) == "swap"
     assert misread_shape(3170, 1460) == "far" and misread_shape(30, 4730) == "far"
     assert misread_shape(750, 750) == "same"
-    # the closest proposal counts; a blank (0) or no proposal costs nothing extra
+    # the closest proposal counts; no proposal costs nothing extra; a blank (0) where a number was
+    # read costs its own shape, more than a digit misread
     assert shape_cost((1640, 1480), 1460) == shape_cost((1480,), 1460) < shape_cost((1640,), 1460)
-    assert shape_cost((), 1460) == 0.0 and shape_cost((1640,), 0) == 0.0
+    assert shape_cost((), 1460) == 0.0 and shape_cost((), 0) == 0.0
+    assert shape_cost((1640,), 0) > shape_cost((1640,), 1650)
     # the shapes count only where the reader read a number, not where "none of these" led
     from scoring.reconcile.cells import cell_model
 
