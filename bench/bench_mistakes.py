@@ -1,7 +1,7 @@
 """Every players' mistake shown at its deal: issue 33's three figures on generated sheets.
 
     OMP_NUM_THREADS=1 OMP_THREAD_LIMIT=1 python -m bench.bench_mistakes [--ranges dev,held-out]
-        [--config SPEC ...] [--details]
+        [--config SPEC ...] [--details] [--cached RANGE=TABLES:READINGS] [--leave-out JSON]
 
 Each range named is reported on its own, then all of them together.  ``--tree DIR`` reconciles
 the same cached readings with the code of another checkout (``git archive COMMIT | tar -x -C
@@ -453,6 +453,9 @@ def main(argv: list[str]) -> int:
     ap.add_argument("--cached", action="append", default=[], metavar="RANGE=TABLES:READINGS",
                     help="a range's tables and readings cached under these digests (made by other"
                     " code: an earlier reader's readings) instead of this code's")
+    ap.add_argument("--leave-out", metavar="JSON", help="leave out the sheets this file gives a"
+                    " non-empty list ({seed: [...]}, as bench.glyph_draws writes it: the sheets"
+                    " written with one MNIST pool image)")
     args = ap.parse_args(argv)
     names = args.ranges.split(",")
     bad = [n for n in names if n not in RANGES]
@@ -465,6 +468,11 @@ def main(argv: list[str]) -> int:
         key, reader, settings = ablation.configure(spec)
         if key not in loaded:
             loaded[key] = {name: load([name], key, reader, cached) for name in names}
+            if args.leave_out:
+                with open(args.leave_out) as fh:
+                    out = {int(seed) for seed, texts in json.load(fh).items() if texts}
+                loaded[key] = {name: [d for d in data if d[0] not in out]
+                               for name, data in loaded[key].items()}
         parts = [(name, loaded[key][name], [name]) for name in names]
         if len(names) > 1:
             parts.append(("all", [d for name in names for d in loaded[key][name]], names))

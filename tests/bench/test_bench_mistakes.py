@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from bench.bench_mistakes import false_flag_cause
+import pytest
+
+from bench.bench_mistakes import cached_files, false_flag_cause, parse_cached
 from scoring.sheet import CellReading, RowReading, SheetReading
 
 
@@ -26,3 +28,12 @@ def test_other_false_numbers_flags_say_how_their_cell_was_read():
     right = _reading(CellReading([(170, 0.999)]))
     assert false_flag_cause(FLAG, WRITTEN, right) == "numbers, cell read as written"
     assert false_flag_cause({"kind": "winner", "side": "ns"}, WRITTEN, right) == "winner"
+
+
+def test_cached_readings_are_named_by_range_and_digests_and_must_exist():
+    assert parse_cached(["held-out-5=abc:def"]) == {"held-out-5": ("abc", "def")}
+    for bad in ("held-out-9=abc:def", "held-out-5=abc", "held-out-5"):
+        with pytest.raises(SystemExit, match="RANGE=TABLES:READINGS"):
+            parse_cached([bad])
+    with pytest.raises(SystemExit, match="no cached tables"):
+        cached_files(180000, 100, "no-such-digest", "none")
