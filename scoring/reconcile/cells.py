@@ -37,6 +37,7 @@ class CellModel:
     shape_scale: float = 1.0  # shape_cost's weight here (less on a hard sheet)
     best: int | None = None  # the reader's most probable number (near_cost) ...
     near: dict[int, float] | None = None  # ... and its one-digit variants' odds (CellReading.near)
+    sure: bool = False  # the best reading at least MisreadSettings.near_sure_at probable
     misread: MisreadSettings = field(default=DEFAULT.misread, repr=False)
 
     def __post_init__(self) -> None:
@@ -51,7 +52,7 @@ class CellModel:
         if self.near is not None and self.best and value \
                 and misread_shape(self.best, value) == "digit":
             odds = self.near.get(value, self.misread.near_floor)
-            return self.other_cost + self.shape_scale * near_cost(odds, self.misread)
+            return self.other_cost + self.shape_scale * near_cost(odds, self.misread, self.sure)
         return self.other_cost + self.shape_scale * shape_cost(self.read, value, self.misread)
 
     def likely_variants(self, at: float, count: int) -> list[int]:
@@ -104,9 +105,13 @@ def shape_cost(read: tuple[int, ...], value: int,
     return min(costs[misread_shape(r, value)] for r in read)
 
 
-def near_cost(odds: float, misread: MisreadSettings = DEFAULT.misread) -> float:
+def near_cost(odds: float, misread: MisreadSettings = DEFAULT.misread, sure: bool = False) -> float:
     """Extra cost of a value one digit off the reader's best that the reader finds 10 ** odds as
-    likely (MisreadSettings.near_slope)."""
+    likely (MisreadSettings.near_slope); with ``misread.near_sure``, by the steeper near_sure_*
+    line where the best reading is ``sure``."""
+    if sure and misread.near_sure:
+        line = misread.near_sure_slope * (misread.near_sure_pivot - odds)
+        return min(max(line, misread.near_min), misread.near_sure_max)
     return min(max(misread.near_slope * (misread.near_pivot - odds), misread.near_min),
                misread.near_max)
 
@@ -193,6 +198,7 @@ def cell_model(cell: CellReading | None, temperature: float = 1.0,
     return CellModel(options or [Option(None, 0.0)], other_cost=other, read=read,
                      shape_scale=temperature ** -s.shape_power if read else 1.0,
                      best=ranked[0][0] if read else None, near=cell.near if read else None,
+                     sure=bool(read) and ranked[0][1] >= settings.misread.near_sure_at,
                      misread=settings.misread)
 
 

@@ -103,6 +103,18 @@ class MisreadSettings:
     near_max: float = 3.0
     # a variant the reader did not score is at most 10 ** this as likely as its best reading
     near_floor: float = -8.0
+    # where the reader's best reading is at least near_sure_at probable (after the sheet's
+    # temperature), price its variants by a steeper line (below 10 ** -4 they are almost never
+    # what is written): off -- it flags more legible slips, but each sure "2" read as "1" in the
+    # bench's MNIST pool (one glyph) becomes a false flag (bench/RESULTS-reconcile.md)
+    near_sure: bool = False
+    near_sure_at: float = 0.9
+    # ... this many nats per decade ...
+    near_sure_slope: float = 2.2
+    # ... from 0 at 10 ** this ...
+    near_sure_pivot: float = -3.7
+    # ... up to this
+    near_sure_max: float = 6.0
 
 
 @dataclass(frozen=True)

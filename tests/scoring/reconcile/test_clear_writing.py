@@ -11,7 +11,7 @@ import random
 
 from samples.content import sheet_content
 from samples.synth import exact_reading, written_from_content
-from scoring.reconcile import reconcile
+from scoring.reconcile import ReconcileSettings, reconcile
 from scoring.sheet import CellReading
 from tests.support import running, sheet
 
@@ -259,3 +259,20 @@ def test_a_carry_slip_is_not_explained_away_by_reading_a_number_as_nothing():
             if f.kind != "missing_deal"] == [("cumulative", 4, "ew", 1130, 1230)]
     assert result.rows[3].values["ew"] == 100
 
+
+def test_with_near_sure_a_sure_readings_unlikely_variant_does_not_explain_a_miscopy_away():
+    """A lone miscopied cumulative (350 for 330, the next rows right again) read 0.97 sure, the
+    reader finding 330 10 ** -4 as likely: the default line prices that variant as a misread as
+    likely as the players' slip (a question); MisreadSettings.near_sure's steeper line for sure
+    readings makes it the flag it is."""
+    rows = running(SCORES)
+    rows[5] = (rows[5][0], rows[5][1], rows[5][2] + 20, rows[5][3])
+    reading = _hard(rows, p=0.97)
+    reading.rows[5].cells["cum_ns"].near = {rows[5][2] - 20: -4.0}
+    cum = [(f.deal, f.written, f.expected) for f in reconcile(reading, explain=False).flags
+           if f.kind == "cumulative"]
+    assert cum == []
+    on = ReconcileSettings().with_values({"misread.near_sure": True})
+    cum = [(f.deal, f.written, f.expected) for f in reconcile(reading, settings=on, explain=False).flags
+           if f.kind == "cumulative"]
+    assert cum == [(6, 350, 330)]
