@@ -92,7 +92,7 @@ class MisreadSettings:
     shape_far: float = 5.0
     # nothing written (0: a blank, a dash) where the reader read a number and proposed no 0: the
     # reader reads a number into an empty cell more rarely than "far" (none of 19,000 in 600 sheets)
-    shape_blank: float = 2.0
+    shape_blank: float = 1.0
     # a one-digit variant costs this many nats per decade the reader finds it less likely ...
     near_slope: float = 1.0
     # ... than 10 ** this times the best reading (above it: less) ...
