@@ -233,11 +233,15 @@ def is_blank(cell: CellReading | None) -> bool:
 
 
 # ----------------------------------------------------------------------------- rows
-def is_empty(row: RowReading) -> bool:
-    """Nothing written in the row: both cumulatives blank, no dealer and no score that
-    reads as a number other than 0 (specks on a fax read as "unreadable", not as a deal)."""
-    if not all(is_blank(row.cells.get(c)) for c in ("cum_ns", "cum_ew")):
-        return False
+def is_empty(row: RowReading, settings: ReconcileSettings = DEFAULT) -> bool:
+    """Nothing written in the row: both cumulatives blank (or read as 0 less surely than
+    CellSettings.speck_below: a speck, not a cumulative), no dealer and no score that reads as a
+    number other than 0 (specks on a fax read as "unreadable", not as a deal)."""
+    for col in ("cum_ns", "cum_ew"):
+        cell = row.cells.get(col)
+        if not is_blank(cell) and not (as_int(cell.best) == 0
+                                       and cell.confidence < settings.cells.speck_below):
+            return False
     dealer = row.cells.get("dealer")
     if dealer is not None and not is_blank(dealer) and dealer.best is not None \
             and dealer.confidence >= 0.5:
@@ -251,10 +255,10 @@ def is_empty(row: RowReading) -> bool:
     return True
 
 
-def trim(rows: list[RowReading]) -> list[RowReading]:
+def trim(rows: list[RowReading], settings: ReconcileSettings = DEFAULT) -> list[RowReading]:
     """The rows up to the last one with anything written (printed blank rows dropped)."""
     rows = sorted(rows, key=lambda r: r.deal)
-    while rows and is_empty(rows[-1]):
+    while rows and is_empty(rows[-1], settings):
         rows = rows[:-1]
     return rows
 

@@ -56,8 +56,8 @@ def _reconciled(reading: SheetReading, rules, settings: ReconcileSettings, check
     # on the reader's own candidates, before they are widened
     rescan = rescan_advice(reading, settings.rescan)
     reading = trusted(reading, settings.trust)  # "none of these" as wide as reconciliation takes it
-    rows = trim(reading.rows)
-    empty = [is_empty(r) for r in rows]
+    rows = trim(reading.rows, settings)
+    empty = [is_empty(r, settings) for r in rows]
     temperature = sheet_temperature(reading, settings)
     deals = [DealInput(r.deal, {c: cell_model(r.cells.get(c), temperature, settings)
                                 for c in NUMBER_COLUMNS}, skip=e)

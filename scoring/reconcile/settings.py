@@ -59,6 +59,9 @@ class CellSettings:
     # ... but not those of a cell read as 0 (empty, a dash or a 0) at least this sure: a hard
     # sheet makes its digits doubtful, not whether a cell holds a number
     zero_sure_at: float = 0.99
+    # a cumulative read as 0 less surely than this holds no number (a speck in an empty row) --
+    # 0 turns that off
+    speck_below: float = 0.9
     # a misread's shape counts temperature ** -this: on a hard sheet misreads are wilder
     shape_power: float = 1.0
     # a cell whose "none of these" reaches this cannot be read (null in the output)

@@ -276,3 +276,17 @@ def test_with_near_sure_a_sure_readings_unlikely_variant_does_not_explain_a_misc
     cum = [(f.deal, f.written, f.expected) for f in reconcile(reading, settings=on, explain=False).flags
            if f.kind == "cumulative"]
     assert cum == [(6, 350, 330)]
+
+
+def test_an_empty_row_with_a_speck_read_as_0_is_still_an_empty_row():
+    """A deal left out (its row empty, its score in the later cumulatives) where a speck in the N/S
+    cumulative is read "0" at 0.52 (unreadable 0.44): taken for written, the row was a deal scoring
+    nothing and the next deal's cumulatives were flagged; it is the missing deal, in question."""
+    rows = running(SCORES)
+    rows[6] = (0, 0, 0, 0)
+    reading = sheet(rows, probs={(6, "cum_ns"): [(0, 0.52), (None, 0.44), (10, 0.04)]})
+    reading.rows[6].cells["cum_ns"].blank = False
+    reading.rows[6].cells["dealer"] = CellReading([(None, 1.0)], blank=True)
+    result = reconcile(reading, explain=False)
+    assert [f.kind for f in result.flags] == ["missing_deal"] and result.flags[0].deal == 11
+    assert [(r.deal, r.kind) for r in result.review] == [(7, "missing_deal")]
