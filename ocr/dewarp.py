@@ -197,7 +197,7 @@ def first_grid(grey: np.ndarray, settings: GeometrySettings) -> tuple[TableGrid 
     best, level = None, settings.grid_thresholds[0]
     for t in settings.grid_thresholds:
         ink = cv2.threshold(grey, t, 255, cv2.THRESH_BINARY_INV)[1]
-        grid = find_grid(ink, settings)
+        grid = find_grid(ink, settings, thick=True)
         if grid is not None and (best is None or grid.cells > best.cells):
             best, level = grid, t
         if best is not None and best.cells >= settings.grid_enough_cells:

@@ -140,6 +140,19 @@ def test_a_low_resolution_photos_lattice_is_sought_again_on_it_enlarged(seed):
     assert _fails(page, truth, GeometrySettings(photo_upsample=1))
 
 
+def test_a_far_blurred_sheets_thick_rulings_still_part_its_cells():
+    """A 3-D scene (samples/photo3d.py 6001, 1.5 MP, the sheet ~380 mm off, blurred): out of the
+    threshold its rulings are ~5 px thick between cells ~10 px high, beyond the half a cell's
+    height a near sheet's cells reach to link, at every threshold and enlarged too.  Reaching
+    as far as the sheet's typical ruling, the lattice links and every cell is cut right."""
+    from samples.photo3d import render_photo3d
+
+    img, truth = render_photo3d(6001)
+    page = Page("photo3d-6001", 0, img)
+    assert cells_right(_table(page), truth) == ""
+    assert _fails(page, truth, GeometrySettings(grid_link_thick=1e9))
+
+
 def test_a_scan_sized_picture_is_not_enlarged(monkeypatch):
     """A picture with pixels enough (a scan 2300 px long, here a page without a table, which the
     scan path hands to the photo path to try) is sought once, not again enlarged: scans keep their time."""
