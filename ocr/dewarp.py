@@ -191,13 +191,14 @@ def _shrink(img: np.ndarray, long_side: int) -> tuple[np.ndarray, float]:
     return img, s
 
 
-def first_grid(grey: np.ndarray, settings: GeometrySettings) -> tuple[TableGrid | None, int]:
+def first_grid(grey: np.ndarray, settings: GeometrySettings, thick: bool = False) -> tuple[TableGrid | None, int]:
     """Pass one: the lattice of paper patches, tried at each GeometrySettings.grid_thresholds
-    level until one holds most of a table; the largest found, and the level it was found at."""
+    level until one holds most of a table; the largest found, and the level it was found at.
+    ``thick``: the cells reach across rulings as thick as the sheet's (see find_grid)."""
     best, level = None, settings.grid_thresholds[0]
     for t in settings.grid_thresholds:
         ink = cv2.threshold(grey, t, 255, cv2.THRESH_BINARY_INV)[1]
-        grid = find_grid(ink, settings)
+        grid = find_grid(ink, settings, thick=thick)
         if grid is not None and (best is None or grid.cells > best.cells):
             best, level = grid, t
         if best is not None and best.cells >= settings.grid_enough_cells:
@@ -271,6 +272,7 @@ def straighten_photo(page: Page, settings: GeometrySettings | None = None) -> St
     settings = settings or GeometrySettings()
     ana, a = _shrink(page.image, settings.photo_analysis_long)
     light, grey, grid, level = _analyse(ana, settings)
+    tried = [(ana, a, light, grey)]
     f = settings.photo_upsample
     if ((grid is None or grid.cells < settings.grid_enough_cells) and f > 1
             and max(ana.shape[:2]) * f <= settings.photo_upsample_long):
@@ -278,9 +280,17 @@ def straighten_photo(page: Page, settings: GeometrySettings | None = None) -> St
         # break at the threshold; interpolated to twice the size, they stay whole and close cells
         up = cv2.resize(ana, None, fx=f, fy=f, interpolation=cv2.INTER_CUBIC)
         again = _analyse(up, settings)
+        tried.append((up, a * f, again[0], again[1]))
         if again[2] is not None and (grid is None or again[2].cells > grid.cells):
             ana, a = up, a * f
             light, grey, grid, level = again
+    if grid is None or grid.cells < settings.grid_enough_cells:
+        # still too few: a far, blurred sheet's rulings come out of the threshold nearly as thick as
+        # its cells are high: its cells are linked again reaching across them (as taken and enlarged)
+        for img, scale, lit, flat in tried:
+            thick, at = first_grid(flat, settings, thick=True)
+            if thick is not None and (grid is None or thick.cells > grid.cells):
+                ana, a, light, grey, grid, level = img, scale, lit, flat, thick, at
     if grid is None:
         return None
     model = fit_model(grid, settings)

@@ -152,10 +152,12 @@ def _corners(pts: np.ndarray) -> np.ndarray:
 
 
 # --------------------------------------------------------------------------- lattice
-def link_cells(cells: list[Cell], settings: GeometrySettings) -> dict[tuple[int, int], tuple[int, int]]:
+def link_cells(cells: list[Cell], settings: GeometrySettings,
+               thick: bool = False) -> dict[tuple[int, int], tuple[int, int]]:
     """(cell, side) -> (other cell, its side) for cells lying side by side across one ruling: the
-    sides' midpoints near (GeometrySettings.grid_link_*), the sides anti-parallel and about as long,
-    each the other's nearest such side."""
+    sides' midpoints near (GeometrySettings.grid_link_*; with ``thick``, further where the rulings
+    are thick beside the cells), the sides anti-parallel and about as long, each the other's
+    nearest such side."""
     if len(cells) < 2:
         return {}
     corners = np.array([c.corners for c in cells])  # n x 4 x 2
@@ -171,9 +173,10 @@ def link_cells(cells: list[Cell], settings: GeometrySettings) -> dict[tuple[int,
     side_len = lengths.reshape(-1, 4)
     small = np.minimum((side_len[:, 0] + side_len[:, 2]) / 2, (side_len[:, 1] + side_len[:, 3]) / 2)
     reach = np.maximum(settings.grid_link_px, settings.grid_link_share * np.repeat(small, 4))
+    most = np.maximum(reach, settings.grid_link_most * np.repeat(small, 4)) if thick else reach
     owner = np.repeat(np.arange(len(cells)), 4)
     # candidate pairs: sides whose midpoints fall in the same or neighbouring buckets
-    size = float(reach.max()) + 1.0
+    size = float(most.max()) + 1.0
     kx = np.floor(mids[:, 0] / size).astype(np.int64)
     ky = np.floor(mids[:, 1] / size).astype(np.int64)
     span = int(ky.max() - ky.min()) + 3
@@ -199,10 +202,18 @@ def link_cells(cells: list[Cell], settings: GeometrySettings) -> dict[tuple[int,
     d = mids[j] - mids[i]
     dist = np.hypot(d[:, 0], d[:, 1])
     ratio = lengths[i] / lengths[j]
-    ok = ((owner[i] != owner[j]) & (dist <= np.minimum(reach[i], reach[j]))
+    ok = ((owner[i] != owner[j]) & (dist <= np.minimum(most[i], most[j]))
           & (np.einsum("ij,ij->i", normals[i], normals[j]) <= -settings.grid_parallel)
           & (ratio >= 1 / settings.grid_length_ratio) & (ratio <= settings.grid_length_ratio)
           & (np.einsum("ij,ij->i", d, normals[i]) >= -0.5 * settings.grid_link_px))  # not inside
+    if thick and ok.any():
+        # the typical ruling: the median over the sides of the distance to the nearest facing side
+        nearest = np.full(len(mids), np.inf)
+        np.minimum.at(nearest, i[ok], dist[ok])
+        ruling = float(np.median(nearest[np.isfinite(nearest)]))
+        if ruling >= settings.grid_link_thick * float(np.median(small)):
+            reach = np.minimum(most, np.maximum(reach, settings.grid_link_rulings * ruling))
+    ok &= dist <= np.minimum(reach[i], reach[j])
     i, j, score = i[ok], j[ok], (dist / reach[i])[ok]
     best = np.full(len(mids), -1, np.int64)
     if i.size:
@@ -416,14 +427,17 @@ def table_grid(lat: Lattice) -> TableGrid:
     return TableGrid(pos, count, widths, len(lat.place), found)
 
 
-def find_grid(ink: np.ndarray, settings: GeometrySettings, down: np.ndarray | None = None) -> TableGrid | None:
+def find_grid(ink: np.ndarray, settings: GeometrySettings, down: np.ndarray | None = None,
+              thick: bool = False) -> TableGrid | None:
     """The lattice of cells in ``ink`` (255 = ink) most like the deal table, oriented (see
     :func:`orient`), or None when none has GeometrySettings.grid_min_cells.  Most like the table:
     the most cells, where a lattice not six columns wide counts GeometrySettings.grid_other_weight
     of its cells (the scoring table beside the deal table can hold more cells than a deal table
-    whose handwriting merged many of its own)."""
+    whose handwriting merged many of its own).  ``thick``: rulings as thick as the cells are high
+    may part linked cells (see :func:`link_cells`; a photo's threshold, not a mask of rulings
+    drawn thick on purpose)."""
     cells = find_cells(ink, settings)
-    links = link_cells(cells, settings)
+    links = link_cells(cells, settings, thick)
     best, best_score = None, 0.0
     for lat in _largest(cells, links, settings):
         lat = prune(lat, settings)

@@ -97,6 +97,14 @@ class GeometrySettings:
     grid_link_px: float = 4.0
     # ... or this share of the smaller cell extent (about a row height)
     grid_link_share: float = 0.5
+    # ... or, on a photo's threshold where the typical ruling (the median distance from a cell's
+    # side to the nearest facing side) is thicker than grid_link_thick of the median cell's extent,
+    # this many times that ruling, up to grid_link_most of the cell's extent: a far, blurred
+    # sheet's rulings come out nearly as thick as its small cells are high (a near sheet's link as
+    # before)
+    grid_link_thick: float = 0.45
+    grid_link_rulings: float = 1.5
+    grid_link_most: float = 1.0
     grid_gap_factor: float = 2.0  # a ruling is at most this many times as thick as the median one
     # a lattice column or row with fewer than this share of the fullest one's
     grid_sparse: float = 0.3

@@ -14,9 +14,11 @@ from ocr.settings import GeometrySettings
 WIDTHS = (1.3, 1.9, 3.1, 3.1, 3.4, 3.4)  # the deal table's columns, in row heights
 
 
-def _drawn_table(turn_deg: float, rows: int = 31, pitch: float = 22.0, split: tuple[int, int] | None = None):
+def _drawn_table(turn_deg: float, rows: int = 31, pitch: float = 22.0, split: tuple[int, int] | None = None,
+                 ruling: int = 2):
     """An ink mask (255 = ink) of a ruled table turned by ``turn_deg`` (clockwise on screen), and
-    where its top-left crossing went; ``split`` (row, column): that cell cut in two by a stroke."""
+    where its top-left crossing went; ``split`` (row, column): that cell cut in two by a stroke;
+    ``ruling``: the rulings' thickness in pixels."""
     xs = np.concatenate([[0.0], np.cumsum(WIDTHS)]) * pitch
     ys = np.arange(rows + 1) * pitch
     w, h = xs[-1], ys[-1]
@@ -30,9 +32,9 @@ def _drawn_table(turn_deg: float, rows: int = 31, pitch: float = 22.0, split: tu
 
     ink = np.zeros((size, size), np.uint8)
     for x in xs:
-        cv2.line(ink, tuple(int(v) for v in place((x, 0))), tuple(int(v) for v in place((x, h))), 255, 2)
+        cv2.line(ink, tuple(int(v) for v in place((x, 0))), tuple(int(v) for v in place((x, h))), 255, ruling)
     for y in ys:
-        cv2.line(ink, tuple(int(v) for v in place((0, y))), tuple(int(v) for v in place((w, y))), 255, 2)
+        cv2.line(ink, tuple(int(v) for v in place((0, y))), tuple(int(v) for v in place((w, y))), 255, ruling)
     if split is not None:
         r, c = split
         x = (xs[c] + xs[c + 1]) / 2
@@ -47,6 +49,24 @@ def test_the_lattice_is_oriented_rows_down_narrow_columns_left_at_any_turn(turn)
     assert grid is not None and grid.shape == (31, 6)
     assert grid.widths[0] < grid.widths[2] and grid.widths[1] < grid.widths[5]  # deal, dealer first
     assert np.hypot(*(grid.nodes[0, 0] - top_left)) < 4  # its first crossing is the table's top-left
+
+
+@pytest.mark.parametrize("turn", [0.0, 23.0])
+def test_rulings_nearly_as_thick_as_the_cells_are_high_still_part_linked_cells(turn):
+    """A far, blurred sheet: rows 18 px apart, the rulings ~8 px thick out of the threshold, so the
+    paper between them is ~10 px high and a cell's side lies ~8 px from its neighbour's -- beyond
+    half the cell's height, the reach that serves a near sheet.  On a photo's threshold
+    (``thick``) the reach follows the sheet's typical ruling and the whole table links; a mask of
+    rulings drawn thick on purpose (pass two's) keeps the near sheet's reach."""
+    ink, top_left = _drawn_table(turn, pitch=18.0, ruling=6)
+    grid = find_grid(ink, GeometrySettings(), thick=True)
+    assert grid is not None and grid.shape == (31, 6) and grid.cells == 31 * 6
+    assert np.hypot(*(grid.nodes[0, 0] - top_left)) < 6  # the corners inside the thick ruling
+    near = find_grid(ink, GeometrySettings())
+    assert near is None or near.cells < 31 * 6 // 2
+    # a near sheet's thin rulings link as they did
+    ink, _ = _drawn_table(turn)
+    assert find_grid(ink, GeometrySettings(), thick=True).found.sum() == find_grid(ink, GeometrySettings()).found.sum()
 
 
 def test_a_cell_split_by_a_stroke_does_not_shift_the_row(monkeypatch):

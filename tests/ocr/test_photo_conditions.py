@@ -131,13 +131,28 @@ def test_a_last_column_the_lattice_lost_is_put_beside_the_other_five():
 def test_a_low_resolution_photos_lattice_is_sought_again_on_it_enlarged(seed):
     """A 3-D scene (samples/photo3d.py) of ~1.3 MP with the sheet far off (~2.4 px/mm): its ~1 px
     faint rulings break at every threshold and the lattice holds too few cells to name the rows;
-    on the photo enlarged twice they close their cells and the table is found, every cell right."""
+    on the photo enlarged twice they close their cells and the table is found, every cell right.
+    (6004's cells link on the photo as it is too when they reach as far as its thick rulings:
+    both are turned off to show the enlargement's part.)"""
     from samples.photo3d import render_photo3d
 
     img, truth = render_photo3d(seed)
     page = Page(f"photo3d-{seed}", 0, img)
     assert cells_right(_table(page), truth) == ""
-    assert _fails(page, truth, GeometrySettings(photo_upsample=1))
+    assert _fails(page, truth, GeometrySettings(photo_upsample=1, grid_link_thick=1e9))
+
+
+def test_a_far_blurred_sheets_thick_rulings_still_part_its_cells():
+    """A 3-D scene (samples/photo3d.py 6001, 1.5 MP, the sheet ~380 mm off, blurred): out of the
+    threshold its rulings are ~5 px thick between cells ~10 px high, beyond the half a cell's
+    height a near sheet's cells reach to link, at every threshold and enlarged too.  Reaching
+    as far as the sheet's typical ruling, the lattice links and every cell is cut right."""
+    from samples.photo3d import render_photo3d
+
+    img, truth = render_photo3d(6001)
+    page = Page("photo3d-6001", 0, img)
+    assert cells_right(_table(page), truth) == ""
+    assert _fails(page, truth, GeometrySettings(grid_link_thick=1e9))
 
 
 def test_a_scan_sized_picture_is_not_enlarged(monkeypatch):
@@ -239,7 +254,7 @@ def test_a_lattice_set_aside_for_more_rows_unnamed_is_taken_after_all(monkeypatc
     assert cells_right(_table(page), truth) == ""
     once = table_mod._find_table
     monkeypatch.setattr(table_mod, "_find_table", lambda st, src, se, lattice_first=False: once(st, src, se))
-    assert _fails(page, truth, GeometrySettings())
+    assert _fails(page, truth, GeometrySettings(grid_link_thick=1e9))
 
 
 def test_deal_1_without_its_label_cells_is_not_taken_for_the_header(monkeypatch):
