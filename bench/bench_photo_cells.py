@@ -1,6 +1,8 @@
 """The cell networks alone on photographed number cells against their truth: how often their best
 string is right and how often they are sure (best >= ReaderSettings.second_unsure: no second
-reader asked) -- the cells as read_table gets them, with and without ocr.prep.clear_rulings.
+reader asked) -- the cells as read_table gets them, with and without ocr.prep.clear_rulings, and
+read_table's own way: rulings cleared and the photo networks (ocr/models/photonet*.npz) on a table
+straightened from its lattice, the scan networks with the cut as it is elsewhere.
 
     OMP_NUM_THREADS=1 OMP_THREAD_LIMIT=1 .venv/bin/python bench/bench_photo_cells.py PHOTO.jpg ...
 
@@ -25,8 +27,9 @@ import numpy as np  # noqa: E402
 NUMBER_KEYS = ("ns", "ew", "cum_ns", "cum_ew")
 
 
-def cells_of(paths: list[Path]) -> list[tuple[np.ndarray, int]]:
-    """(grey cell image, true value) of every number cell of the deals in each picture's truth."""
+def cells_of(paths: list[Path]) -> list[tuple[np.ndarray, int, bool]]:
+    """(grey cell image, true value, whether its table was straightened from its lattice) of every
+    number cell of the deals in each picture's truth."""
     from ocr.data import InputError
     from ocr.load import load_pages
     from ocr.page import straighten
@@ -40,33 +43,44 @@ def cells_of(paths: list[Path]) -> list[tuple[np.ndarray, int]]:
             table = find_table(straighten(load_pages(path)[0]))
         except InputError:
             continue
-        out += [(c.image, rows[int(c.row)][c.key]) for c in table.cells
+        grid = table.straight.grid is not None
+        out += [(c.image, rows[int(c.row)][c.key], grid) for c in table.cells
                 if c.key in NUMBER_KEYS and c.row.isdigit() and int(c.row) in rows]
     return out
 
 
-def measure(cells: list[tuple[np.ndarray, int]], clear: bool) -> str:
-    from ocr.ensemble import NUMBER_SYMBOLS, default_net
+def measure(cells: list[tuple[np.ndarray, int, bool]], clear: bool | None, photo: bool = False) -> str:
+    """The networks' best strings against the truth: ``clear`` the rulings of every cell (True), of
+    none (False) or of the photographed tables' (None, as read_table does); ``photo``: the photo
+    networks read the photographed tables' cells (the scan networks the others)."""
+    from ocr.ensemble import NUMBER_SYMBOLS, default_net, photo_net
     from ocr.prep import clear_rulings, prepare_cut
     from ocr.read import string_value
     from ocr.settings import ReaderSettings
 
     s = ReaderSettings()
-    net = default_net()
-    inputs, cuts, values, lost = [], [], [], 0
-    for image, value in cells:
-        x, cut = prepare_cut(clear_rulings(image, s) if clear else image, s)
+    nets = {False: default_net(), True: (photo_net() or default_net()) if photo else default_net()}
+    inputs, cuts, values, grids, lost = [], [], [], [], 0
+    for image, value, grid in cells:
+        x, cut = prepare_cut(clear_rulings(image, s) if (grid if clear is None else clear) else image, s)
         if cut is None:
             lost += value != 0
             continue
         inputs.append(x)
         cuts.append(cut)
         values.append(value)
+        grids.append(grid)
     if not inputs:
         return "no cell with ink"
     batch = np.array(inputs)
-    found = net.nbest(batch, [NUMBER_SYMBOLS] * len(batch), beam=s.beam, cuts=cuts,
-                      first=net.nets[0].read(batch, s), settings=s)
+    found: list = [None] * len(batch)
+    for grid, net in nets.items():
+        idx = [i for i, g in enumerate(grids) if g == grid]
+        if idx:
+            got = net.nbest(batch[idx], [NUMBER_SYMBOLS] * len(idx), beam=s.beam, cuts=[cuts[i] for i in idx],
+                            first=net.nets[0].read(batch[idx], s), settings=s)
+            for i, f in zip(idx, got, strict=True):
+                found[i] = f
     right = [bool(f) and string_value(f[0][0]) == v for f, v in zip(found, values, strict=True)]
     sure = [bool(f) and f[0][1] >= s.second_unsure for f in found]
     n = len(cells)
@@ -81,9 +95,15 @@ def main(argv: list[str] | None = None) -> int:
         print(__doc__)
         return 2
     cells = cells_of(paths)
-    print(f"{len(paths)} pictures")
+    print(f"{len(paths)} pictures, {sum(g for *_, g in cells)} of {len(cells)} cells from tables straightened "
+          "from their lattice")
     print("as cut:         ", measure(cells, False))
     print("rulings cleared:", measure(cells, True))
+    from ocr.ensemble import photo_net
+
+    print("read_table's way (scan networks): ", measure(cells, None, False))
+    if photo_net() is not None:
+        print("read_table's way (photo networks):", measure(cells, None, True))
     return 0
 
 

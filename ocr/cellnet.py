@@ -25,6 +25,9 @@ from ocr.runtime import checked_dnn, conv2d, digest, log_softmax, pool
 from ocr.settings import ReaderSettings
 
 MODEL_PATH = Path(__file__).resolve().parent / "models" / "cellnet.npz"
+# the photo networks: the cell networks fine-tuned on photographed cells (train/photo_cells.py),
+# read on a photographed table only (ocr.ensemble.photo_net)
+PHOTO_PATH = MODEL_PATH.with_name("photonet.npz")
 FRAME = 4  # input columns per output frame (the network's pooling: 2 x 2 x 1 x 1 x 1)
 DEFAULT = ReaderSettings()
 
@@ -140,3 +143,13 @@ def default_paths() -> list[Path]:
             raise ValueError(f"RUBBERSCAN_NETWORKS must be a whole number >= 1, not {wanted!r}")
         paths = paths[: int(wanted)]
     return paths
+
+
+def photo_paths() -> list[Path]:
+    """The photo networks (``photonet.npz``, ``photonet-1.npz``...; the first N of them when
+    RUBBERSCAN_NETWORKS=N), or none when they are not installed."""
+    if not PHOTO_PATH.exists():
+        return []
+    paths = model_paths(PHOTO_PATH)
+    wanted = os.environ.get("RUBBERSCAN_NETWORKS", "").strip()
+    return paths[: int(wanted)] if wanted.isdigit() and int(wanted) >= 1 else paths

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ocr.cellnet import CellNet, default_paths
+from ocr.cellnet import CellNet, default_paths, photo_paths
 from ocr.ctc import ALPHABET, best_path, ctc_nbest, ctc_string_probs
 from ocr.digitnet import MODEL_PATH as DIGITS_PATH
 from ocr.digitnet import DigitNet, opinions
@@ -274,6 +274,16 @@ def default_net() -> CellReader:
     cascade (nbest) hardly faster (bench/RESULTS-read.md); RUBBERSCAN_DIGITNET=0 without the digit network."""
     digits = _digits_path()
     return CellReader(tuple(CellNet.load(p) for p in default_paths()), DigitNet.load(digits) if digits else None)
+
+
+@lru_cache(maxsize=1)
+def photo_net() -> CellReader | None:
+    """The photo networks (ocr.cellnet.photo_paths) with the committed digit network, loaded once
+    per process; None when they are not installed (a photo is then read by the scan networks)."""
+    paths = photo_paths()
+    if not paths:
+        return None
+    return CellReader(tuple(CellNet.load(p) for p in paths), default_net().digits)
 
 
 def reader_version(settings: ReaderSettings = DEFAULT) -> str:

@@ -17,7 +17,7 @@ from difflib import SequenceMatcher
 import numpy as np
 
 from ocr.data import DEAL_COLUMNS, Table
-from ocr.ensemble import CellReader, default_net, number_strings, variant_odds
+from ocr.ensemble import CellReader, default_net, number_strings, photo_net, variant_odds
 from ocr.partial import add_missing, missing_meta
 from ocr.ppocr import LineReader, default_reader, mark, read_line
 from ocr.prep import HEIGHT, WIDTH, Cut, clear_rulings, prepare_cut
@@ -34,12 +34,13 @@ def read_table(table: Table, net: CellReader | None = None, settings: ReaderSett
     """Read every cell of ``table``: numbers and dealer letters with N-best candidates.
     ``second``: the second reader (default: the installed one, unless ``settings.use_second`` is off)."""
     t0 = time.perf_counter()
-    net = net or default_net()
+    photo = table.straight.grid is not None  # a photo straightened from its lattice: rulings' leftovers
+    # a photo's cells: the networks trained on photographed cells too, when installed
+    net = net or (photo_net() if photo and settings.photo_networks else None) or default_net()
     second = _second(second, settings)
     cells = [(ci, c) for ci, c in enumerate(table.cells) if c.key == "dealer" or c.key in DEAL_COLUMNS]
     inputs = np.zeros((len(cells), HEIGHT, WIDTH), np.float32)
     cuts = []
-    photo = table.straight.grid is not None  # a photo straightened from its lattice: rulings' leftovers
     for k, (_, cell) in enumerate(cells):
         inputs[k], cut = prepare_cut(clear_rulings(cell.image, settings) if photo and cell.key != "dealer"
                                        else cell.image, settings)

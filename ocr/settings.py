@@ -339,6 +339,10 @@ class ReaderSettings:
     digit_top_align: int = 3  # the first network's top strings whose digits the digit network reads
     # ... and a digit it finds this likely at a place of the best string proposes another string
     digit_variant_at: float = 0.05
+    # a photographed table's cells (straightened from its lattice) are read by the photo networks
+    # (ocr/models/photonet*.npz: the cell networks fine-tuned on photographed cells) when they are
+    # installed; scans keep the scan networks (bench/RESULTS-geometry.md, photonet)
+    photo_networks: bool = True
     # one-digit variants of a cell's best number at least 10 ** near_floor as likely are kept
     # (CellReading.near): 243 of 261 unlisted one-digit misreads had the truth >= 1e-5
     near_floor: float = -8.0

@@ -317,6 +317,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--checkpoint-every", type=int, default=500,
                     help="steps between checkpoints (OUT.ckpt.pt, removed when the run ends); 0: none")
     ap.add_argument("--resume", action="store_true", help="go on from OUT.ckpt.pt when there is one")
+    ap.add_argument("--val-share", type=float, default=1.0,
+                    help="validate on this share of the validation cells (all of --temp-hand's kept)")
+    ap.add_argument("--temp-hand", default=None, metavar="HAND",
+                    help="fit the temperature on this hand's validation cells only (e.g. photo: the cells "
+                         "the network will read)")
     args = ap.parse_args(argv)
     torch.manual_seed(args.seed)
     torch.set_num_threads(args.threads)
@@ -324,6 +329,9 @@ def main(argv: list[str] | None = None) -> int:
     weights = {k: float(v) for k, v in (w.split("=", 1) for w in args.weight)}
 
     xtr, ytr, htr, xva, yva, hva = load_cells(args.data or [ROOT / "train" / "_data" / "cells.npz"], args.labels)
+    if args.val_share < 1.0:  # a quicker validation: a fixed share of it (all of --temp-hand's cells kept)
+        keep = (np.random.default_rng(0).random(len(yva)) < args.val_share) | (hva == args.temp_hand)
+        xva, yva, hva = xva[keep], yva[keep], hva[keep]
     if args.limit:
         xtr, ytr, htr = xtr[: args.limit], ytr[: args.limit], htr[: args.limit]
     print(f"train {len(xtr)} cells, validation {len(xva)} cells", flush=True)
@@ -382,7 +390,8 @@ def main(argv: list[str] | None = None) -> int:
 
     # temperature: minimise the validation NLL of the true strings (the last epoch's logits;
     # OneCycleLR needs at least one epoch)
-    best = min((nll_at(lv, yva, float(t)), float(t)) for t in np.arange(0.6, 2.61, 0.05))
+    fit = torch.from_numpy(hva == args.temp_hand) if args.temp_hand else torch.ones(len(yva), dtype=torch.bool)
+    best = min((nll_at(lv[fit], yva[fit.numpy()], float(t)), float(t)) for t in np.arange(0.6, 2.61, 0.05))
     temp = best[1]
     print(f"temperature {temp:.2f} (validation nll {best[0]:.4f})", flush=True)
     net.eval()

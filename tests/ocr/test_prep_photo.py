@@ -100,4 +100,5 @@ def _same(a: list, b: list) -> bool:
 def _nets_only():
     from ocr.settings import ReaderSettings
 
-    return ReaderSettings(use_second=False)
+    # the same networks on both tables (the photo networks would read a photo's cells): the cut alone differs
+    return ReaderSettings(use_second=False, photo_networks=False)
