@@ -29,6 +29,7 @@ from collections.abc import Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from functools import lru_cache
 from multiprocessing.connection import wait
 from pathlib import Path
 from typing import Protocol
@@ -48,7 +49,7 @@ from batch.worker import (
     process_scan,
     sheet_id,
 )
-from ocr.ensemble import reader_version
+from ocr.ensemble import reader_version, reader_versions
 
 DEFAULT_TIMEOUT = 60.0
 INDEX_EVERY_S = 2.0  # rewrite report.html at most this often while running
@@ -263,6 +264,16 @@ def _reader_version() -> str | None:
         return None
 
 
+@lru_cache(maxsize=4)
+def _accepted(version: str) -> frozenset[str]:
+    """The versions a scan read by this run's reader may carry: ``version``, and the photo
+    networks' (a photographed table is read by them)."""
+    try:
+        return reader_versions() | {version}
+    except (OSError, ValueError):
+        return frozenset({version})
+
+
 def _plan(items: Iterable[Item], ledger: Ledger, force: bool, summary: BatchSummary,
           version: str | None = None, max_tries: int = MAX_TRIES) -> list:
     """What to read; counts what is skipped.  ``version``: this run's reader (ocr.cellnet
@@ -287,7 +298,7 @@ def _plan(items: Iterable[Item], ledger: Ledger, force: bool, summary: BatchSumm
             summary.already += 1
             summary.failed_before += status == "failed"
             if version and status == "done" and (readers := ledger.scan_readers(item.sha256)) \
-                    and readers != {version}:
+                    and not readers <= _accepted(version):
                 summary.older_reader += 1
         else:
             seen.add(item.sha256)
