@@ -83,3 +83,17 @@ def test_photo_networks_read_photographed_cells_better(photo_table):
     # measured: the scan networks read 39 of its 87 written numbers right, the photo networks 57
     assert photo >= scan + 0.1 * len(values), (scan, photo, len(values))
 
+
+
+def test_photo_reading_counts_as_the_current_reader(photo_table):
+    # a batch rerun must not report a photo read by the photo networks as "read by another version"
+    from batch.runner import _accepted
+    from ocr.ensemble import reader_version, reader_versions
+
+    table, _ = photo_table
+    settings = ReaderSettings()
+    reader = read_table(table, settings=settings).meta["reader"]
+    assert reader != reader_version(settings)
+    assert reader in reader_versions(settings)
+    assert reader in _accepted(reader_version())
+    assert "older-networks+x" not in _accepted(reader_version())
