@@ -289,21 +289,20 @@ def photo_net() -> CellReader | None:
 def reader_versions(settings: ReaderSettings = DEFAULT) -> frozenset[str]:
     """Every version a sheet read by the default reader may carry: reader_version's, and the photo
     networks' (a photographed table's reading, ocr.read.read_table) where they are installed and used."""
-    out = {reader_version(settings)}
-    paths = photo_paths() if settings.photo_networks else []
-    if paths:
-        digits = _digits_path()
-        second = default_reader() if settings.use_second else None
-        out.add(_version([digest(p.read_bytes()) for p in paths], digest(digits.read_bytes()) if digits else None,
-                         mark(second.digest, settings) if second is not None else None, settings))
-    return frozenset(out)
+    photo = photo_paths() if settings.photo_networks else []
+    return frozenset({reader_version(settings)} | ({_files_version(photo, settings)} if photo else set()))
 
 
 def reader_version(settings: ReaderSettings = DEFAULT) -> str:
     """What the reader reads with by default, without loading the cell networks: their digests
     joined by '+', and the installed second reader's mark (the string ocr.read.read_table stores as
     its reading's ``meta["reader"]``)."""
+    return _files_version(default_paths(), settings)
+
+
+def _files_version(paths, settings: ReaderSettings) -> str:
+    """The version a reading by the cell networks in ``paths`` carries, from the files' digests."""
     digits = _digits_path()
     second = default_reader() if settings.use_second else None
-    return _version([digest(p.read_bytes()) for p in default_paths()], digest(digits.read_bytes()) if digits else None,
+    return _version([digest(p.read_bytes()) for p in paths], digest(digits.read_bytes()) if digits else None,
                     mark(second.digest, settings) if second is not None else None, settings)
