@@ -136,7 +136,11 @@ def default_paths() -> list[Path]:
     RUBBERSCAN_NETWORKS=N."""
     if not MODEL_PATH.exists():
         raise FileNotFoundError(f"cell model missing: {MODEL_PATH} (run `make model`)")
-    paths = model_paths()
+    return _wanted(model_paths())
+
+
+def _wanted(paths: list[Path]) -> list[Path]:
+    """``paths``, or their first N when RUBBERSCAN_NETWORKS=N."""
     wanted = os.environ.get("RUBBERSCAN_NETWORKS", "").strip()
     if wanted:
         if not wanted.isdigit() or int(wanted) < 1:
@@ -150,6 +154,4 @@ def photo_paths() -> list[Path]:
     RUBBERSCAN_NETWORKS=N), or none when they are not installed."""
     if not PHOTO_PATH.exists():
         return []
-    paths = model_paths(PHOTO_PATH)
-    wanted = os.environ.get("RUBBERSCAN_NETWORKS", "").strip()
-    return paths[: int(wanted)] if wanted.isdigit() and int(wanted) >= 1 else paths
+    return _wanted(model_paths(PHOTO_PATH))
