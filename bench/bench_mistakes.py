@@ -69,8 +69,8 @@ from scoring.reconcile import reconcile
 # (first seed, sheets) per cache file; "dev" is what reconciliation was tuned on, "held-out" was
 # not looked at until the end of one round (and has been looked at since), "held-out-2" is the
 # next round's range never looked at before its end, "held-out-3" the one after that, "held-out-4"
-# the next, "held-out-5" one to tune on sheet by sheet, "held-out-6" one measured before and after
-# only
+# the next, "held-out-5" one to tune on sheet by sheet, "held-out-6" and "held-out-7" ones measured
+# before and after only
 RANGES = {
     "dev": [(140000 + 100 * i, 100) for i in range(8)],
     "dev-200": [(140000, 100), (140100, 100)],
@@ -80,6 +80,7 @@ RANGES = {
     "held-out-4": [(170000, 100), (170100, 100)],
     "held-out-5": [(180000, 100), (180100, 100)],
     "held-out-6": [(190000, 100), (190100, 100)],
+    "held-out-7": [(200000, 100), (200100, 100)],
 }
 TAG = "i33"  # the sheet options below, in the cache files' names
 LEGIBLE_AT = 0.9
@@ -101,12 +102,14 @@ def sheet_options(seed: int) -> dict:
             "dealers": "first" if rng.random() < 0.3 else "every"}
 
 
-def load(names: list[str], key: tuple, reader,
-         cached: dict[str, tuple[str, str]] | None = None) -> list[tuple[int, dict, object, object]]:
+def load(names: list[str], key: tuple, reader, cached: dict[str, tuple[str, str]] | None = None,
+         redraw: frozenset[int] = frozenset()) -> list[tuple[int, dict, object, object]]:
     """(seed, truth, table or None, reading) of every sheet in the named ranges (made and cached as
     needed; the tables keep their cell images, for the second look before a flag).  ``cached``
     (range -> digests of its tables and readings) takes a range's cache files made by other code
-    instead (an earlier reader's readings, reconciled by this code)."""
+    instead (an earlier reader's readings, reconciled by this code); the sheets of ``redraw`` are
+    made and read again with today's generator and reader (each cached apart), the others taken as
+    cached -- for a generator change that alters only those sheets."""
     out = []
     for name in names:
         for seed, count in RANGES[name]:
@@ -115,10 +118,20 @@ def load(names: list[str], key: tuple, reader,
             else:
                 sheets = ablation.tables(seed, count, sheet_options, TAG)
                 read = ablation.readings(seed, count, sheets, key, reader, TAG)
+            for k, (s, _, _) in enumerate(sheets):
+                if s in redraw:
+                    sheets[k] = ablation.tables(s, 1, sheet_options, TAG)[0]
+                    read[k] = ablation.readings(s, 1, sheets[k:k + 1], key, reader, TAG)[0]
             out += [(s, truth, table, r)
                     for (s, truth, table), r in zip(sheets, read, strict=True)]
             del sheets
     return out
+
+
+def seed_list(path: str) -> frozenset[int]:
+    """The seeds a bench.glyph_draws file gives a non-empty list."""
+    with open(path) as fh:
+        return frozenset(int(seed) for seed, texts in json.load(fh).items() if texts)
 
 
 def cached_files(seed: int, count: int, tables: str, readings: str) -> tuple[list, list]:
@@ -456,6 +469,9 @@ def main(argv: list[str]) -> int:
     ap.add_argument("--leave-out", metavar="JSON", help="leave out the sheets this file gives a"
                     " non-empty list ({seed: [...]}, as bench.glyph_draws writes it: the sheets"
                     " written with one MNIST pool image)")
+    ap.add_argument("--redraw", metavar="JSON", help="make and read again the sheets this file gives"
+                    " a non-empty list (bench.glyph_draws: those that drew a pool image the generator"
+                    " now passes over), taking the others as cached")
     args = ap.parse_args(argv)
     names = args.ranges.split(",")
     bad = [n for n in names if n not in RANGES]
@@ -467,10 +483,10 @@ def main(argv: list[str]) -> int:
     for spec in args.config or ["current"]:
         key, reader, settings = ablation.configure(spec)
         if key not in loaded:
-            loaded[key] = {name: load([name], key, reader, cached) for name in names}
+            redraw = seed_list(args.redraw) if args.redraw else frozenset()
+            loaded[key] = {name: load([name], key, reader, cached, redraw) for name in names}
             if args.leave_out:
-                with open(args.leave_out) as fh:
-                    out = {int(seed) for seed, texts in json.load(fh).items() if texts}
+                out = seed_list(args.leave_out)
                 loaded[key] = {name: [d for d in data if d[0] not in out]
                                for name, data in loaded[key].items()}
         parts = [(name, loaded[key][name], [name]) for name in names]

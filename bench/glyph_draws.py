@@ -1,12 +1,14 @@
-"""Which bench_mistakes sheets the MNIST hand wrote with one pool image (default: 288, the "2"
-both readers read as "1"), to report the figures with and without those sheets.
+"""Which bench_mistakes sheets the MNIST hand drew given pool images for (default: those of
+samples.hands.MISDRAWN, which it now writes with the next image of the label instead), to report
+the figures with and without those sheets, or to make only those sheets again.
 
-    python -m bench.glyph_draws OUT.json FIRST COUNT [FIRST COUNT ...] [--image 288]
+    python -m bench.glyph_draws OUT.json FIRST COUNT [FIRST COUNT ...] [--image 288 ...] [--defaults]
 
 Generates each sheet again with bench_mistakes' options (the same draws: the record does not
 touch the generator's random state), stops once its cells are written (no scan), and writes
-{seed: [texts written with that image]} for every sheet with an MNIST hand; a sheet whose list is
-not empty used the image.  ``bench_mistakes --leave-out OUT.json`` leaves those sheets out.
+{seed: [texts for which one of the images was drawn]} for every sheet with an MNIST hand; a sheet
+whose list is not empty drew one.  ``bench_mistakes --leave-out OUT.json`` leaves those sheets
+out; ``bench_mistakes --redraw OUT.json`` makes them again with today's generator.
 """
 
 from __future__ import annotations
@@ -30,8 +32,10 @@ class _Written(Exception):
     """The cells are written: the draws are all made."""
 
 
-def draws(seeds: list[int], image: int) -> dict[int, list[str]]:
-    """{seed: texts written with pool ``image``} for each sheet of ``seeds`` with an MNIST hand."""
+def draws(seeds: list[int], images: set[int], options=sheet_options) -> dict[int, list[str]]:
+    """{seed: texts for which one of the pool ``images`` was drawn} for each sheet of ``seeds``
+    with an MNIST hand (the draw itself: before MISDRAWN's images are passed over), the sheets
+    made with ``options`` (seed -> generate_sheet's options)."""
     log: list[tuple[str, list[int]]] = []
     glyph, render, fill = hands._mnist_glyph, hands.Hand.render, generate.fill_form
 
@@ -60,11 +64,11 @@ def draws(seeds: list[int], image: int) -> dict[int, list[str]]:
         for seed in seeds:
             log.clear()
             try:
-                generate.generate_sheet(seed, **sheet_options(seed))
+                generate.generate_sheet(seed, **options(seed))
             except _Skip:
                 continue
             except _Written:
-                out[seed] = [t for t, ks in log if image in ks]
+                out[seed] = [t for t, ks in log if images & set(ks)]
     finally:
         hands._mnist_glyph, hands.Hand.render, generate.fill_form = glyph, render, fill
     return out
@@ -74,17 +78,21 @@ def main(argv: list[str]) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("out")
     ap.add_argument("ranges", nargs="+", type=int, help="FIRST COUNT pairs")
-    ap.add_argument("--image", type=int, default=288)
+    ap.add_argument("--defaults", action="store_true", help="the generator's default sheets"
+                    " (bench_read's), not bench_mistakes'")
+    ap.add_argument("--image", type=int, action="append", help="a pool image (repeatable;"
+                    " default: samples.hands.MISDRAWN's)")
     args = ap.parse_args(argv)
     if len(args.ranges) % 2:
         ap.error("ranges come in FIRST COUNT pairs")
     seeds = [s for first, count in zip(args.ranges[::2], args.ranges[1::2], strict=True)
              for s in range(first, first + count)]
-    found = draws(seeds, args.image)
+    images = set(args.image or hands.MISDRAWN)
+    found = draws(seeds, images, (lambda seed: {}) if args.defaults else sheet_options)
     with open(args.out, "w") as fh:
         json.dump(found, fh)
-    print(f"{len(found)} sheets with an MNIST hand; {sum(bool(v) for v in found.values())} used image"
-          f" {args.image}")
+    print(f"{len(found)} sheets with an MNIST hand; {sum(bool(v) for v in found.values())} drew image(s)"
+          f" {', '.join(map(str, sorted(images)))}")
     return 0
 
 

