@@ -255,6 +255,17 @@ class LookSettings:
     doubt_other: float = 0.8
 
 
+def _as(kind: type, value: object) -> object:
+    """``value`` (a number, or text from a command line) as a field of type ``kind``: "0",
+    "false", "no" and "off" are False for a flag (bool("0") would be True)."""
+    if kind is bool and isinstance(value, str):
+        text = value.strip().lower()
+        if text not in ("0", "1", "true", "false", "yes", "no", "on", "off"):
+            raise ValueError(f"not a yes/no value: {value!r}")
+        return text in ("1", "true", "yes", "on")
+    return kind(float(value)) if kind is int else kind(value)
+
+
 @dataclass(frozen=True)
 class ReconcileSettings:
     """Reconciliation's settings, one group per step."""
@@ -280,7 +291,7 @@ class ReconcileSettings:
             if current is None or key not in {f.name for f in dataclasses.fields(current)}:
                 raise ValueError(f"no reconciliation setting {name!r}")
             kind = type(getattr(current, key))
-            groups.setdefault(group, {})[key] = kind(float(value)) if kind is int else kind(value)
+            groups.setdefault(group, {})[key] = _as(kind, value)
         return dataclasses.replace(self, **{g: dataclasses.replace(getattr(self, g), **kv)
                                             for g, kv in groups.items()})
 

@@ -65,3 +65,14 @@ def test_rescan_settings_reach_the_rescan_advice():
     assert reconcile(reading, explain=False).rescan is not None
     lenient = ReconcileSettings().with_values({"rescan.rescan_min": 20})
     assert reconcile(reading, settings=lenient, explain=False).rescan is None
+
+
+def test_with_values_reads_a_flag_given_as_text():
+    """bench --config passes text: "0" turned a flag on (bool("0") is True)."""
+    s = ReconcileSettings()
+    assert s.with_values({"misread.near_sure": "0"}).misread.near_sure is False
+    assert s.with_values({"misread.near_sure": "false"}).misread.near_sure is False
+    assert s.with_values({"look.questions": "1"}).look.questions is True
+    assert s.with_values({"look.questions": True}).look.questions is True
+    with pytest.raises(ValueError):
+        s.with_values({"look.questions": "maybe"})
