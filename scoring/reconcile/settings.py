@@ -107,10 +107,9 @@ class MisreadSettings:
     # a variant the reader did not score is at most 10 ** this as likely as its best reading
     near_floor: float = -8.0
     # where the reader's best reading is at least near_sure_at probable (after the sheet's
-    # temperature), price its variants by a steeper line (below 10 ** -4 they are almost never
-    # what is written): off -- it flags more legible slips, but each sure "2" read as "1" in the
-    # bench's MNIST pool (one glyph) becomes a false flag (bench/RESULTS-reconcile.md)
-    near_sure: bool = False
+    # temperature), price its variants by a steeper line: below 10 ** -4 they are almost never
+    # what is written (measured on 0.9 M variants: bench/RESULTS-reconcile.md)
+    near_sure: bool = True
     near_sure_at: float = 0.9
     # ... this many nats per decade ...
     near_sure_slope: float = 2.2
