@@ -39,9 +39,11 @@ def carry_like(written: int, expected: int) -> bool:
 
 def slip_prior(written: int, expected: int, base_cost: float, s: DecoderSettings) -> float:
     """The prior cost of the players writing ``written`` for ``expected``: less for a carry or a
-    swap (DecoderSettings.carry_discount), more for a number unlike a person's slip."""
+    swap (DecoderSettings.carry_discount), less again for a swap (swap_discount), more for a
+    number unlike a person's slip."""
     if carry_like(written, expected):
-        return base_cost - s.carry_discount
+        swap = misread_shape(written, expected) == "swap"
+        return base_cost - s.carry_discount - (s.swap_discount if swap else 0.0)
     return base_cost + (0.0 if slip_like(written, expected) else s.cost_odd_slip)
 
 

@@ -136,6 +136,9 @@ class DecoderSettings:
     cost_column: float = 6.5
     # less for the classic slips of a person adding up: a carry (100 or 1000 off), a swap
     carry_discount: float = 0.0
+    # less again for two neighbouring digits swapped: a reader would have to misread both digits,
+    # each as the other, where a person adding up swaps them in one slip
+    swap_discount: float = 1.0
     # extra for a wrong number unlike a person's slip (more like a misread)
     cost_odd_slip: float = 4.0
     # a one-digit variant the reader finds at least 10 ** this as likely as its reading is tried

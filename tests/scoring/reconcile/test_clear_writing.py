@@ -290,3 +290,19 @@ def test_an_empty_row_with_a_speck_read_as_0_is_still_an_empty_row():
     result = reconcile(reading, explain=False)
     assert [f.kind for f in result.flags] == ["missing_deal"] and result.flags[0].deal == 11
     assert [(r.deal, r.kind) for r in result.review] == [(7, "missing_deal")]
+
+
+def test_a_lone_miscopy_with_two_digits_swapped_is_flagged():
+    """Generated sheet 190094: E/W's cumulative written 890 where 930 + 50 = 980, the next row
+    going on from 980, read 0.93 sure on a sheet of real handwriting.  "The reader misread 980 as
+    890" needs both digits misread, each as the other; a person swaps them in one slip
+    (DecoderSettings.swap_discount) -- without it, a question."""
+    rows = running(SCORES)
+    rows[5] = (rows[5][0], rows[5][1], rows[5][2], 1640)  # 1460 written with 4 and 6 swapped
+    result = reconcile(_hard(rows, p=0.93), explain=False)
+    assert [(f.kind, f.deal, f.side, f.written, f.expected) for f in result.flags
+            if f.kind != "missing_deal"] == [("cumulative", 6, "ew", 1640, 1460)]
+    off = ReconcileSettings().with_values({"decoder.swap_discount": 0.0})
+    result = reconcile(_hard(rows, p=0.93), settings=off, explain=False)
+    assert not [f for f in result.flags if f.kind == "cumulative"]
+    assert any(r.deal == 6 and r.kind == "cumulative" for r in result.review)
