@@ -13,7 +13,7 @@ flag becomes a question.  Pure: the look is given.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 
 from scoring.reconcile.settings import DEFAULT, LookSettings
 from scoring.sheet import CellReading, Flag, ReviewItem, SheetReading
@@ -86,7 +86,8 @@ def _questions(flags: list[Flag], review: list[ReviewItem]):
 
 
 def seen_again(cell: CellReading, opinion: dict[int | None, float], question: list[int],
-               settings: LookSettings = DEFAULT.look, flagged: bool = False) -> CellReading:
+               settings: LookSettings = DEFAULT.look, flagged: bool = False,
+               expected: Collection[int] = ()) -> CellReading:
     """``cell`` with the second reader's vote among the values in ``question`` (the reader's
     candidates, the value the arithmetic wants there) mixed in at its ``share``: a value in
     question it gives at least ``seen_at`` gets share x that probability; what it gives none of
@@ -95,15 +96,23 @@ def seen_again(cell: CellReading, opinion: dict[int | None, float], question: li
     names (``flagged``): there a second reader that gives the reader's value less than
     ``doubt_below`` and reads another number at least ``doubt_other`` sure does not share the
     reading, and its share of what it read outside the question goes to "none of these" (the flag
-    would rest on one reader's reading alone)."""
+    would rest on one reader's reading alone).  There, the reader's number without its leading 1
+    (``trust_lost_one``: the thin stroke the second reader loses) is neither a vote nor a doubt,
+    unless it is a value the flag ``expected``."""
     s = settings
-    seen = {v: opinion[v] for v in question if v in opinion and opinion[v] >= s.seen_at}
+    # in a flagged cell, the reader's number without its leading 1 (11300 read 1300) where that
+    # explains nothing: the thin stroke the second reader loses, no vote against the reading
+    lost = _without_leading_one(cell.best) if s.trust_lost_one and flagged else None
+    lost = None if lost in expected else lost
+    seen = {v: opinion[v] for v in question
+            if v in opinion and opinion[v] >= s.seen_at and v != lost}
     none = sum(float(p) for v, p in cell.candidates if v is None)
     listed = {v: float(p) for v, p in cell.candidates if v is not None}
     mine, voted = sum(listed.values()), s.share * sum(seen.values())
     # in a flagged cell, the second reader reads another number than the reader's: what it reads
     # outside the values in question is its doubt, "none of these"
-    other = max((p for v, p in opinion.items() if v is not None and v != cell.best), default=0.0)
+    other = max((p for v, p in opinion.items() if v is not None and v not in (cell.best, lost)),
+                default=0.0)
     doubts = flagged and opinion.get(cell.best, 0.0) < s.doubt_below and other >= s.doubt_other
     doubt = s.share * (1.0 - sum(seen.values())) if doubts else 0.0
     if mine <= 0 or not (seen or doubt):
@@ -118,6 +127,12 @@ def seen_again(cell: CellReading, opinion: dict[int | None, float], question: li
     # the first network's odds of the best value's one-digit variants: about the old best only
     near = cell.near if best == cell.best else None
     return dataclasses.replace(cell, candidates=cands, near=near)
+
+
+def _without_leading_one(value) -> int | None:
+    """``value`` with its leading 1 left out (11300 -> 1300), or None when it has none."""
+    text = str(value) if isinstance(value, int) else ""
+    return int(text[1:]) if len(text) > 1 and text[0] == "1" else None
 
 
 def looked_again(reading: SheetReading, flags: list[Flag], look: Look,
@@ -136,10 +151,17 @@ def looked_again(reading: SheetReading, flags: list[Flag], look: Look,
         return None
     question = {(row, key): vals for row, key, vals in asked}
     named = flagged_cells(flags, reading, review if settings.questions else [])
+    # the values that would make the sheet add up in each named cell: a flag's expected value, a
+    # question's every candidate
+    expected: dict[tuple[str, str], set[int]] = {}
+    for q, (_, flagged) in _places(flags, reading, []):
+        expected.setdefault(flagged, set()).update(v for v in q[-1][:1] if isinstance(v, int))
+    for q, (_, flagged) in _places([], reading, review if settings.questions else []):
+        expected.setdefault(flagged, set()).update(v for v in q[-1] if isinstance(v, int))
 
     def row(r, label: str):
         changed = {key: seen_again(c, seen[(label, key)], question[(label, key)], settings,
-                                   (label, key) in named)
+                                   (label, key) in named, expected.get((label, key), ()))
                    for key, c in r.cells.items() if (label, key) in seen}
         return dataclasses.replace(r, cells={**r.cells, **changed}) if changed else r
 

@@ -255,6 +255,9 @@ class LookSettings:
     # share goes to "none of these" (two readers sure of different numbers are no ground for a
     # flag; at 0.5 the second reader's own misreads -- a thin leading 1 lost -- cost legible flags)
     doubt_other: float = 0.8
+    # the second reader's reading of the reader's number without its leading 1 (11300 as 1300) is
+    # no vote and no doubt: it loses thin leading 1s, the reader seldom invents one
+    trust_lost_one: bool = True
 
 
 def _as(kind: type, value: object) -> object:

@@ -161,3 +161,37 @@ def test_seen_again_doubts_a_flagged_cell_the_second_reader_reads_as_another_num
     assert dict(seen_again(cell, fair, [120, 170], doubting, flagged=True).candidates)[None] < 0.01
     agrees = {120: 0.6, 10: 0.4}
     assert dict(seen_again(cell, agrees, [120, 170], doubting, flagged=True).candidates)[120] > 0.99
+
+
+def test_a_second_reader_losing_the_leading_1_does_not_doubt_a_flag():
+    """Generated sheet 160101: a lone miscopied cumulative 11300 (11220 + 90 = 11310) read 0.99
+    sure; the second reader, asked, reads "1300" -- the thin leading 1 it loses -- and its vote
+    and doubt made the flag a question.  The reader's number without its leading 1 explains
+    nothing there and is no doubt (LookSettings.trust_lost_one); where it is the value the sheet
+    needs, it is still the second reader's vote."""
+    from scoring.reconcile import ReconcileSettings
+
+    rows = running(SCORES)
+    assert rows[8][2] == 1110  # N/S's cumulative after deal 9, the next row going on from it
+    rows[8] = (rows[8][0], rows[8][1], 1100, rows[8][3])
+    reading = sheet(rows, probs={(8, "cum_ns"): [(1100, 0.99), (None, 0.01)]})
+    reading.meta["doubt"] = 0.01
+    opinion = {100: 0.9, 1100: 0.001, None: 0.099}
+    result = reconcile(reading, explain=False, look=_Second(("9", "cum_ns"), opinion))
+    assert [(f.kind, f.deal, f.written, f.expected) for f in result.flags
+            if f.kind == "cumulative"] == [("cumulative", 9, 1100, 1110)]
+    off = ReconcileSettings().with_values({"look.trust_lost_one": False})
+    result = reconcile(reading, settings=off, explain=False, look=_Second(("9", "cum_ns"), opinion))
+    assert not [f for f in result.flags if f.kind == "cumulative"]
+    assert any(r.deal == 9 and r.kind == "cumulative" for r in result.review)
+
+
+def test_seen_again_keeps_a_lost_leading_1_vote_where_it_is_the_value_expected():
+    cell = CellReading([(1330, 0.99), (None, 0.01)])
+    opinion = {330: 0.9, 1330: 0.001, None: 0.099}
+    on = LookSettings(trust_lost_one=True)
+    # the flag expects 330: the second reader's 330 is its vote for that value
+    assert seen_again(cell, opinion, [1330, 330], on, flagged=True, expected={330}).candidates[1][0] == 330
+    # the flag expects 1320: 330 explains nothing, the reading stands as read
+    assert seen_again(cell, opinion, [1330, 1320, 330], on, flagged=True, expected={1320}).candidates == \
+        cell.candidates
