@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from bench.bench_mistakes import cached_files, false_flag_cause, parse_cached
+from bench.bench_mistakes import RANGES, cached_files, false_flag_cause, parse_cached, seed_list
 from scoring.sheet import CellReading, RowReading, SheetReading
 
 
@@ -37,3 +37,12 @@ def test_cached_readings_are_named_by_range_and_digests_and_must_exist():
             parse_cached([bad])
     with pytest.raises(SystemExit, match="no cached tables"):
         cached_files(180000, 100, "no-such-digest", "none")
+
+
+def test_the_sheets_to_draw_again_are_those_given_a_non_empty_list(tmp_path):
+    """bench.glyph_draws writes {seed: [texts written with the image]} for every MNIST sheet;
+    --redraw and --leave-out take only the sheets that drew it."""
+    path = tmp_path / "draws.json"
+    path.write_text('{"200005": ["220"], "200006": [], "200017": ["20", "1290"]}')
+    assert seed_list(str(path)) == {200005, 200017}
+    assert RANGES["held-out-7"] == [(200000, 100), (200100, 100)]
