@@ -31,6 +31,7 @@ from ocr.table.lattice import (
     belied,
     columns_look_like_the_form,
     ends_below,
+    fits_the_lattice,
     header_above,
     lattice_rows,
     ruled_above,
@@ -198,6 +199,8 @@ def _find_table(straight: StraightPage, src: str, settings: GeometrySettings, la
     evidence = labels is not None or structural is not None  # for the headers, below
     if labels is None and shaped:
         voted = name_rows(printed.labels, settings.lattice_vote_share)
+        if voted is not None and not fits_the_lattice(lattice, voted):
+            voted = None  # a chance agreement of a few misread numbers on an offset the form belies
         # rows named by their own printed numbers agreeing on one offset are evidence as good as
         # the shape's: the headers need not be read either
         evidence = evidence or voted is not None

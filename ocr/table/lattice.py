@@ -25,6 +25,25 @@ def lattice_rows(rulings: TableRulings, inset: float) -> list[Row]:
     return rows
 
 
+def fits_the_lattice(rulings: TableRulings, labels: list[str | None]) -> bool:
+    """Whether row names ``labels`` (one per lattice row) fit the form's shape: the form rules at
+    most one row with a label cell outside deals 1-30 on either side (the wide printing's Total
+    row, say; the header's split row has none), so a naming that leaves two or more deal-like rows
+    (a label cell and three more) unnamed before its first deal or after its last does not show the
+    table -- a few misread printed numbers agreeing by chance on the wrong offset."""
+    found = rulings.found
+    named = [i for i, lab in enumerate(labels) if lab is not None]
+    if found.shape[1] != N_COLS or not named or len(labels) != found.shape[0]:
+        return True
+
+    def like(i: int) -> bool:
+        return bool(found[i, 0] or found[i, 1]) and found[i].sum() >= 4
+
+    before = sum(like(i) for i in range(named[0]))
+    after = sum(like(i) for i in range(named[-1] + 1, len(labels)))
+    return before <= 1 and after <= 1
+
+
 def structural_labels(rulings: TableRulings, ruled_above: Callable[[int], bool | None] | None = None,
                       ends_below: Callable[[int], bool] | None = None,
                       headed: Callable[[int], bool] | None = None) -> list[str | None] | None:

@@ -269,3 +269,17 @@ def test_deal_1_without_its_label_cells_is_not_taken_for_the_header(monkeypatch)
     assert cells_right(_table(page), truth) == ""
     monkeypatch.setattr(table_mod, "ruled_above", lambda *a: False)
     assert "wrong place" in cells_right(_table(page), truth)
+
+
+def test_a_few_misread_deal_numbers_agreeing_on_an_offset_the_lattice_belies_do_not_name_the_rows(monkeypatch):
+    """A 3-D scene (seed 16009): three of its blurred printed deal numbers, misread, agree on rows
+    two deals off, which leaves two ruled deal rows under "deal 30" -- no form has them.  That
+    naming is set aside and the table's shape names the rows: every cell is cut right."""
+    import ocr.table as table_mod
+    from samples.photo3d import render_photo3d
+
+    img, truth = render_photo3d(16009)
+    page = Page("photo3d-16009", 0, img)
+    assert cells_right(_table(page), truth) == ""
+    monkeypatch.setattr(table_mod, "fits_the_lattice", lambda *a: True)
+    assert "wrong place" in cells_right(_table(page), truth)
