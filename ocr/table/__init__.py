@@ -36,6 +36,7 @@ from ocr.table.lattice import (
     lattice_rows,
     ruled_above,
     structural_labels,
+    whole_table_named,
 )
 from ocr.table.missing import drop, faded_cells, group, outside_rows, straight_inside
 from ocr.table.rows import (
@@ -205,6 +206,11 @@ def _find_table(straight: StraightPage, src: str, settings: GeometrySettings, la
         # the shape's: the headers need not be read either
         evidence = evidence or voted is not None
         labels = voted or (structural if not belied(structural, printed.labels) else None)
+        if labels is None:
+            # a lattice of the whole table leaves deal 1 a row or two to choose from: a few numbers
+            # read pick it
+            labels = whole_table_named(lattice, printed.labels, settings.lattice_few_votes)
+            evidence = evidence or labels is not None
     if labels is None or all(lab is None for lab in labels):
         unread = _Unread(f"{src}: {NOT_FOUND} (the printed deal numbers 1-{DEALS} were not read)")
         unread.lattice_dropped = lattice is None and straight.table_rulings is not None

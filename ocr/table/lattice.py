@@ -44,6 +44,26 @@ def fits_the_lattice(rulings: TableRulings, labels: list[str | None]) -> bool:
     return before <= 1 and after <= 1
 
 
+def whole_table_named(rulings: TableRulings, read: list[str | None], votes: int) -> list[str | None] | None:
+    """Row names for a lattice of the form's shape that holds the whole table (thirty rows or more:
+    the header's split row, deals 1-30, the Total row), from the printed deal numbers as read
+    (``read``, row by row): deal 1 can then only be one of its first few rows, so ``votes`` numbers
+    read as their row would have them under one choice, and none under another, pick it (a far
+    sheet's print is read a number here and there).  None when they do not."""
+    n = len(read)
+    if n < DEALS or rulings.found.shape != (n, N_COLS):
+        return None
+    tally = {}
+    for first in range(min(2, n - DEALS) + 1):  # the row of deal 1
+        tally[first] = sum(text == str(i - first + 1) for i, text in enumerate(read) if text)
+    ranked = sorted(tally.items(), key=lambda kv: -kv[1])
+    first, best = ranked[0]
+    if best < votes or len(ranked) > 1 and ranked[1][1] * 2 >= best:
+        return None
+    labels = [str(i - first + 1) if 1 <= i - first + 1 <= DEALS else None for i in range(n)]
+    return labels if fits_the_lattice(rulings, labels) else None
+
+
 def structural_labels(rulings: TableRulings, ruled_above: Callable[[int], bool | None] | None = None,
                       ends_below: Callable[[int], bool] | None = None,
                       headed: Callable[[int], bool] | None = None) -> list[str | None] | None:

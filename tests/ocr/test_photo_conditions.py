@@ -283,3 +283,18 @@ def test_a_few_misread_deal_numbers_agreeing_on_an_offset_the_lattice_belies_do_
     assert cells_right(_table(page), truth) == ""
     monkeypatch.setattr(table_mod, "fits_the_lattice", lambda *a: True)
     assert "wrong place" in cells_right(_table(page), truth)
+
+
+def test_a_far_sheets_whole_lattice_is_named_by_the_few_deal_numbers_read(monkeypatch):
+    """A 3-D scene (seed 16013: 1.0 MP, the sheet far and tilted 28 deg, rows ~9 px high): its
+    lattice holds the whole table, but two of its printed deal numbers are read and its shape names
+    no row.  On a lattice of the whole table deal 1 is one of its first rows: the two numbers pick
+    which, and every cell is cut right."""
+    import ocr.table as table_mod
+    from samples.photo3d import render_photo3d
+
+    img, truth = render_photo3d(16013)
+    page = Page("photo3d-16013", 0, img)
+    assert cells_right(_table(page), truth) == ""
+    monkeypatch.setattr(table_mod, "whole_table_named", lambda *a: None)
+    assert _fails(page, truth, GeometrySettings())

@@ -14,6 +14,7 @@ from ocr.table.lattice import (
     header_above,
     ruled_above,
     structural_labels,
+    whole_table_named,
 )
 
 
@@ -47,6 +48,20 @@ def test_a_naming_that_leaves_deal_like_rows_unnamed_does_not_fit_the_form():
     assert not fits_the_lattice(_rulings(found), ten_off)
     found[31, :2] = True  # a Total row ruled like a deal row is the one allowed
     assert fits_the_lattice(_rulings(found), right)
+
+
+def test_a_lattice_of_the_whole_table_is_named_by_two_numbers_that_pick_deal_1s_row():
+    found = np.ones((31, 6), bool)
+    found[0, :2] = False
+    read = [None] * 31
+    read[1], read[2] = "1", "2"  # a far sheet's print: two numbers read, where deal 1 is row 1
+    assert whole_table_named(_rulings(found), read, 2) == [None] + [str(d) for d in range(1, 31)]
+    read[9] = "10"  # ... and one that puts deal 1 at row 0: no choice
+    assert whole_table_named(_rulings(found), read, 2) is None
+    read[9] = "7"  # a number no choice of deal 1's row gives does not count
+    assert whole_table_named(_rulings(found), read, 2) is not None
+    assert whole_table_named(_rulings(found), read, 3) is None  # too few numbers
+    assert whole_table_named(_rulings(found[:29]), read[:29], 2) is None  # part of the table only
 
 
 def test_thirty_deal_rows_under_a_header_row_linked_in_part_are_named():
