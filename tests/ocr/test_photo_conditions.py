@@ -298,3 +298,18 @@ def test_a_far_sheets_whole_lattice_is_named_by_the_few_deal_numbers_read(monkey
     assert cells_right(_table(page), truth) == ""
     monkeypatch.setattr(table_mod, "whole_table_named", lambda *a: None)
     assert _fails(page, truth, GeometrySettings())
+
+
+def test_rows_named_by_the_tables_shape_leaving_deal_rows_above_deal_1_are_not_cut(monkeypatch):
+    """A 3-D scene (seed 11008): its lattice's shape, read at its top, names its fourth row deal 1,
+    which leaves three rows ruled like deal rows above it -- no form has them -- and every cell came
+    out four deals off.  That naming is set aside: no table rather than a table cut wrong."""
+    import ocr.table as table_mod
+    from samples.photo3d import render_photo3d
+
+    img, truth = render_photo3d(11008)
+    page = Page("photo3d-11008", 0, img)
+    with pytest.raises(InputError):
+        _table(page)
+    monkeypatch.setattr(table_mod, "fits_the_lattice", lambda *a: True)
+    assert "wrong place" in cells_right(_table(page), truth)
