@@ -205,7 +205,7 @@ def _find_table(straight: StraightPage, src: str, settings: GeometrySettings, la
         # rows named by their own printed numbers agreeing on one offset are evidence as good as
         # the shape's: the headers need not be read either
         evidence = evidence or voted is not None
-        labels = voted or (structural if not belied(structural, printed.labels)
+        labels = voted or (structural if structural is not None and not belied(structural, printed.labels)
                            and fits_the_lattice(lattice, structural) else None)
         if labels is None:
             # a lattice of the whole table leaves deal 1 a row or two to choose from: a few numbers

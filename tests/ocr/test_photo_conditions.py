@@ -313,3 +313,17 @@ def test_rows_named_by_the_tables_shape_leaving_deal_rows_above_deal_1_are_not_c
         _table(page)
     monkeypatch.setattr(table_mod, "fits_the_lattice", lambda *a: True)
     assert "wrong place" in cells_right(_table(page), truth)
+
+
+def test_a_lattice_its_shape_does_not_name_is_no_table_not_a_crash():
+    """A 3-D scene (seed 11014) whose 31-row lattice neither its print nor its shape names: a clear
+    "no table" (InputError), never another exception out of the naming."""
+    from ocr.dewarp import straighten_photo
+    from ocr.table import _find_table_once
+    from samples.photo3d import render_photo3d
+
+    img, _ = render_photo3d(11014)
+    straight = straighten_photo(Page("photo3d-11014", 0, img))
+    assert straight is not None
+    with pytest.raises(InputError):
+        _find_table_once(straight, GeometrySettings())
