@@ -271,11 +271,12 @@ def build_lattices(cells: list[Cell], links: dict) -> list[Lattice]:
     return out
 
 
-def nodes(lat: Lattice) -> tuple[np.ndarray, np.ndarray]:
+def nodes(lat: Lattice, slack: float = 0.0) -> tuple[np.ndarray, np.ndarray]:
     """The ruling crossings of ``lat``: an array (rows + 1, cols + 1, 2) of image positions, each
     the mean of the corners of the cells meeting there that lie near their median (none when two
-    disagree by more than a quarter of the smaller cell: a patch cut short by handwriting; NaN
-    where no cell has a corner), and how many corners each was taken from."""
+    disagree by more than a quarter of the smaller cell, plus ``slack`` pixels for the ruling's
+    own thickness between them: a patch cut short by handwriting; NaN where no cell has a corner),
+    and how many corners each was taken from."""
     r0, c0 = lat.rows.start, lat.cols.start
     shape = (len(lat.rows) + 1, len(lat.cols) + 1)
     rc, q = lat.placed_corners()
@@ -285,7 +286,7 @@ def nodes(lat: Lattice) -> tuple[np.ndarray, np.ndarray]:
     for k, (dr, dc) in enumerate(((0, 0), (0, 1), (1, 1), (1, 0))):
         i, j = rc[:, 0] - r0 + dr, rc[:, 1] - c0 + dc
         pts[i, j, k] = q[:, k]
-        tol[i, j, k] = 0.25 * size
+        tol[i, j, k] = 0.25 * size + slack
     with np.errstate(invalid="ignore"), warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)  # all-NaN slices: nodes no cell touches
         mid = np.nanmedian(pts, axis=2)
@@ -415,9 +416,9 @@ def _row_step(lat: Lattice) -> np.ndarray | None:
     return (centre[b] - centre[a]).mean(axis=0)
 
 
-def table_grid(lat: Lattice) -> TableGrid:
-    """The oriented lattice's ruling crossings and column widths."""
-    pos, count = nodes(lat)
+def table_grid(lat: Lattice, slack: float = 0.0) -> TableGrid:
+    """The oriented lattice's ruling crossings (see :func:`nodes`) and column widths."""
+    pos, count = nodes(lat, slack)
     rc, _, w, h = _cell_sizes(lat)
     cols = lat.cols
     ratio = w / np.maximum(h, 1e-6)
@@ -428,14 +429,14 @@ def table_grid(lat: Lattice) -> TableGrid:
 
 
 def find_grid(ink: np.ndarray, settings: GeometrySettings, down: np.ndarray | None = None,
-              thick: bool = False) -> TableGrid | None:
+              thick: bool = False, slack: float = 0.0) -> TableGrid | None:
     """The lattice of cells in ``ink`` (255 = ink) most like the deal table, oriented (see
     :func:`orient`), or None when none has GeometrySettings.grid_min_cells.  Most like the table:
     the most cells, where a lattice not six columns wide counts GeometrySettings.grid_other_weight
     of its cells (the scoring table beside the deal table can hold more cells than a deal table
     whose handwriting merged many of its own).  ``thick``: rulings as thick as the cells are high
     may part linked cells (see :func:`link_cells`; a photo's threshold, not a mask of rulings
-    drawn thick on purpose)."""
+    drawn thick on purpose).  ``slack``: see :func:`nodes`."""
     cells = find_cells(ink, settings)
     links = link_cells(cells, settings, thick)
     best, best_score = None, 0.0
@@ -446,7 +447,7 @@ def find_grid(ink: np.ndarray, settings: GeometrySettings, down: np.ndarray | No
         score = len(lat.place) * (1.0 if len(lat.cols) == 6 else settings.grid_other_weight)
         if score > best_score:
             best, best_score = lat, score
-    return table_grid(orient(best, down)) if best is not None else None
+    return table_grid(orient(best, down), slack) if best is not None else None
 
 
 def fits_form(lat: Lattice, settings: GeometrySettings) -> bool:

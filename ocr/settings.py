@@ -43,6 +43,9 @@ class GeometrySettings:
     partial_min_rows: int = 5  # a photo's lattice with this many rows is a table, the rest outside
     lattice_vote_share: float = 0.12  # rows named by this share of agreeing deal numbers, when the
     #   table's shape is the form's (a blurred photo's print reads poorly; 1/3 otherwise)
+    # ... or, on a lattice of the whole table (deal 1 one of its first rows), this many numbers
+    lattice_few_votes: int = 2
+    #   read where one choice of deal 1's row puts them, none where another does
     # a lattice row's cells stop this share of a row height short of its rulings
     lattice_inset: float = 0.05
     # a first row of score cells alone is deal 1 (not the header's split row) when the score
@@ -175,6 +178,11 @@ class GeometrySettings:
     dewarp_mesh_max: float = 0.2
     # pass two's rough image: pixels a row height
     dewarp_rough_px: tuple[float, float] = (14.0, 30.0)
+    # pass two's mask thickens the rulings (dilated, closed): the four cells' corners around a
+    dewarp_node_slack_px: float = 4.0
+    #   crossing lie this much further apart than on the photo, and still mark one crossing (on a
+    dewarp_slack_rows: int = 24
+    #   lattice of at least this many rows)
     dewarp_tilt_px: int = 3  # rulings on the rough image may tilt this many pixels over an opening
     # a horizontal (vertical) ruling runs at least
     dewarp_ruling_rows: tuple[float, float] = (2.5, 5.0)

@@ -31,10 +31,12 @@ from ocr.table.lattice import (
     belied,
     columns_look_like_the_form,
     ends_below,
+    fits_the_lattice,
     header_above,
     lattice_rows,
     ruled_above,
     structural_labels,
+    whole_table_named,
 )
 from ocr.table.missing import drop, faded_cells, group, outside_rows, straight_inside
 from ocr.table.rows import (
@@ -198,10 +200,18 @@ def _find_table(straight: StraightPage, src: str, settings: GeometrySettings, la
     evidence = labels is not None or structural is not None  # for the headers, below
     if labels is None and shaped:
         voted = name_rows(printed.labels, settings.lattice_vote_share)
+        if voted is not None and not fits_the_lattice(lattice, voted):
+            voted = None  # a chance agreement of a few misread numbers on an offset the form belies
         # rows named by their own printed numbers agreeing on one offset are evidence as good as
         # the shape's: the headers need not be read either
         evidence = evidence or voted is not None
-        labels = voted or (structural if not belied(structural, printed.labels) else None)
+        labels = voted or (structural if structural is not None and not belied(structural, printed.labels)
+                           and fits_the_lattice(lattice, structural) else None)
+        if labels is None:
+            # a lattice of the whole table leaves deal 1 a row or two to choose from: a few numbers
+            # read pick it
+            labels = whole_table_named(lattice, printed.labels, settings.lattice_few_votes)
+            evidence = evidence or labels is not None
     if labels is None or all(lab is None for lab in labels):
         unread = _Unread(f"{src}: {NOT_FOUND} (the printed deal numbers 1-{DEALS} were not read)")
         unread.lattice_dropped = lattice is None and straight.table_rulings is not None

@@ -25,6 +25,45 @@ def lattice_rows(rulings: TableRulings, inset: float) -> list[Row]:
     return rows
 
 
+def fits_the_lattice(rulings: TableRulings, labels: list[str | None]) -> bool:
+    """Whether row names ``labels`` (one per lattice row) fit the form's shape: the form rules at
+    most one row with a label cell outside deals 1-30 on either side (the wide printing's Total
+    row, say; the header's split row has none), so a naming that leaves two or more deal-like rows
+    (a label cell and three more) unnamed before its first deal or after its last does not show the
+    table -- a few misread printed numbers agreeing by chance on the wrong offset."""
+    found = rulings.found
+    named = [i for i, lab in enumerate(labels) if lab is not None]
+    if found.shape[1] != N_COLS or not named or len(labels) != found.shape[0]:
+        return True
+
+    def like(i: int) -> bool:
+        return bool(found[i, 0] or found[i, 1]) and found[i].sum() >= 4
+
+    before = sum(like(i) for i in range(named[0]))
+    after = sum(like(i) for i in range(named[-1] + 1, len(labels)))
+    return before <= 1 and after <= 1
+
+
+def whole_table_named(rulings: TableRulings, read: list[str | None], votes: int) -> list[str | None] | None:
+    """Row names for a lattice of the form's shape that holds the whole table (thirty rows or more:
+    the header's split row, deals 1-30, the Total row), from the printed deal numbers as read
+    (``read``, row by row): deal 1 can then only be one of its first few rows, so ``votes`` numbers
+    read as their row would have them under one choice, and none under another, pick it (a far
+    sheet's print is read a number here and there).  None when they do not."""
+    n = len(read)
+    if n < DEALS or rulings.found.shape != (n, N_COLS):
+        return None
+    tally = {}
+    for first in range(min(2, n - DEALS) + 1):  # the row of deal 1
+        tally[first] = sum(text == str(i - first + 1) for i, text in enumerate(read) if text)
+    ranked = sorted(tally.items(), key=lambda kv: -kv[1])
+    first, best = ranked[0]
+    if best < votes or len(ranked) > 1 and ranked[1][1] * 2 >= best:
+        return None
+    labels = [str(i - first + 1) if 1 <= i - first + 1 <= DEALS else None for i in range(n)]
+    return labels if fits_the_lattice(rulings, labels) else None
+
+
 def structural_labels(rulings: TableRulings, ruled_above: Callable[[int], bool | None] | None = None,
                       ends_below: Callable[[int], bool] | None = None,
                       headed: Callable[[int], bool] | None = None) -> list[str | None] | None:

@@ -34,7 +34,9 @@ def test_cells_whose_rulings_blurred_but_whose_writing_is_plain_are_read_not_nam
             assert cell is not None, (c["row"], c["key"])
             centre = tuple(float(v) for v in cell.quad.mean(axis=0))
             assert cv2.pointPolygonTest(np.array(c["quad"], np.float32), centre, False) >= 0
-    by_rulings = _table(page, GeometrySettings(faded_ink_contrast=1e9))
+    # (straightened with pass two's inner crossings, deals 1-12's rulings no longer measure faint
+    # here: without them, as the rule was measured)
+    by_rulings = _table(page, GeometrySettings(faded_ink_contrast=1e9, dewarp_node_slack_px=0.0))
     faint = {d for m in by_rulings.missing if m.reason == Missing.UNREADABLE for d in m.deals}
     assert {1, 4, 8, 12} <= faint
 

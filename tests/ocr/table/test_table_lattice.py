@@ -8,7 +8,14 @@ import pytest
 
 from ocr.data import TableRulings
 from ocr.settings import GeometrySettings
-from ocr.table.lattice import ends_below, header_above, ruled_above, structural_labels
+from ocr.table.lattice import (
+    ends_below,
+    fits_the_lattice,
+    header_above,
+    ruled_above,
+    structural_labels,
+    whole_table_named,
+)
 
 
 def _rulings(found: np.ndarray) -> TableRulings:
@@ -28,6 +35,33 @@ def test_a_lattice_of_thirty_rows_without_label_cells_throughout_is_not_named():
     found[17, :2] = False  # a row without its deal-number and dealer cells: 29 deal rows
     assert structural_labels(_rulings(found)) is None
     assert structural_labels(_rulings(np.ones((29, 6), bool))) is None  # a row short: which one?
+
+
+def test_a_naming_that_leaves_deal_like_rows_unnamed_does_not_fit_the_form():
+    found = np.ones((32, 6), bool)
+    found[0, :2] = found[31, :2] = False  # the header's split row and the Total row: no label cells
+    right = [None] + [str(d) for d in range(1, 31)] + [None]
+    assert fits_the_lattice(_rulings(found), right)
+    two_off = [str(d) for d in range(2, 31)] + [None] * 3  # deals 29 and 30 left unnamed
+    assert not fits_the_lattice(_rulings(found), two_off)
+    ten_off = [None] * 11 + [str(d) for d in range(1, 22)]  # ten deal rows over "deal 1"
+    assert not fits_the_lattice(_rulings(found), ten_off)
+    found[31, :2] = True  # a Total row ruled like a deal row is the one allowed
+    assert fits_the_lattice(_rulings(found), right)
+
+
+def test_a_lattice_of_the_whole_table_is_named_by_two_numbers_that_pick_deal_1s_row():
+    found = np.ones((31, 6), bool)
+    found[0, :2] = False
+    read = [None] * 31
+    read[1], read[2] = "1", "2"  # a far sheet's print: two numbers read, where deal 1 is row 1
+    assert whole_table_named(_rulings(found), read, 2) == [None] + [str(d) for d in range(1, 31)]
+    read[9] = "10"  # ... and one that puts deal 1 at row 0: no choice
+    assert whole_table_named(_rulings(found), read, 2) is None
+    read[9] = "7"  # a number no choice of deal 1's row gives does not count
+    assert whole_table_named(_rulings(found), read, 2) is not None
+    assert whole_table_named(_rulings(found), read, 3) is None  # too few numbers
+    assert whole_table_named(_rulings(found[:29]), read[:29], 2) is None  # part of the table only
 
 
 def test_thirty_deal_rows_under_a_header_row_linked_in_part_are_named():
