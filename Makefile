@@ -10,9 +10,9 @@ RAPIDOCR := rapidocr==3.10.0
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 APT := DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get
 
-.PHONY: install system-deps browser mail-server demo test bench lint model samples clean
+.PHONY: install bytecode system-deps browser mail-server demo test bench lint model samples clean
 
-install: system-deps $(STAMP) $(PPOCR)
+install: system-deps $(STAMP) $(PPOCR) bytecode
 
 # Tesseract from the OS packages, only when it is missing.
 system-deps:
@@ -53,6 +53,12 @@ $(STAMP): pyproject.toml
 $(PPOCR): | $(STAMP)
 	$(PY) -m pip download -q --no-deps $(RAPIDOCR) -d $(VENV)/wheels
 	$(PY) -m ocr.ppocr $(VENV)/wheels/rapidocr-3.10.0-py3-none-any.whl
+
+# The product's modules compiled once here: where Python may not write bytecode
+# (PYTHONDONTWRITEBYTECODE, a read-only tree) every `rubberscan` process would otherwise compile
+# them again (~0.15 s of CPU each: bench/RESULTS-geometry.md, photofast2).  Only changed files.
+bytecode: | $(STAMP)
+	$(PY) -m compileall -q cli.py ocr scoring report batch review competition
 
 demo: install
 	$(PY) cli.py demo

@@ -158,12 +158,13 @@ def read_sheets(path: str, rules=None) -> list[dict]:
     """Every sheet (page) of one file as CONTRACT.md objects (ocr.pipeline.read_results, the one
     read path); a page that cannot be read becomes an error object.  Each page becomes its JSON as
     it comes, so no page's image is held once it is reconciled."""
-    from batch.inputs import printable
     from ocr.pipeline import read_results
 
     objects: list[dict] = []
     for result in read_results(path, rules=rules):
         if result.blank_back:  # the blank back of a scanned sheet: nothing to read, nothing wrong
+            from batch.inputs import printable  # only here: it imports the mail modules
+
             print(f"rubberscan read: {printable(result.error)}: skipped", file=sys.stderr)
             continue
         obj = result.to_json()

@@ -290,7 +290,8 @@ def reader_versions(settings: ReaderSettings = DEFAULT) -> frozenset[str]:
     """Every version a sheet read by the default reader may carry: reader_version's, and the photo
     networks' (a photographed table's reading, ocr.read.read_table) where they are installed and used."""
     photo = photo_paths() if settings.photo_networks else []
-    return frozenset({reader_version(settings)} | ({_files_version(photo, settings)} if photo else set()))
+    return frozenset({reader_version(settings)}
+                     | ({_files_version(photo, settings.for_photo_networks())} if photo else set()))
 
 
 def reader_version(settings: ReaderSettings = DEFAULT) -> str:

@@ -36,7 +36,11 @@ def read_table(table: Table, net: CellReader | None = None, settings: ReaderSett
     t0 = time.perf_counter()
     photo = table.straight.grid is not None  # a photo straightened from its lattice: rulings' leftovers
     # a photo's cells: the networks trained on photographed cells too, when installed
-    net = net or (photo_net() if photo and settings.photo_networks else None) or default_net()
+    if net is None and photo and settings.photo_networks:
+        net = photo_net()
+        if net is not None:  # the photo networks read: the second reader asked where they are unsure
+            settings = settings.for_photo_networks()
+    net = net or default_net()
     second = _second(second, settings)
     cells = [(ci, c) for ci, c in enumerate(table.cells) if c.key == "dealer" or c.key in DEAL_COLUMNS]
     inputs = np.zeros((len(cells), HEIGHT, WIDTH), np.float32)

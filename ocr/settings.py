@@ -10,7 +10,7 @@ bench/, not here.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from scoring.reconcile.settings import ReconcileSettings
 
@@ -245,6 +245,10 @@ class ReaderSettings:
     # ~25 ms: every cell of a sheet would be 2-3 s, over the 0.6 s a sheet may take; ~4 cells of a
     # generated sheet are below 0.9; fit_reader: 0.9 read the fitting cells as well as 0.95)
     second_unsure: float = 0.9
+    # ... and where the photo networks read a photographed table (photo_networks), less sure than
+    # this: they are surer of photographed cells, and asking below 0.9 read no more numbers right on
+    # the looked-at photos (bench/bench_second_ask.py; bench/RESULTS-geometry.md, photofast2)
+    second_unsure_photo: float = 0.5
     # the two readers' string probabilities are combined as p_nets ** nets_weight x p_second **
     # second_weight, renormalised (fitted on held-out UNIPEN writers: bench/RESULTS-read.md)
     nets_weight: float = 1.0
@@ -359,6 +363,11 @@ class ReaderSettings:
     crop_background: int = 15  # px: the paper's brightness is estimated over this window
     crop_faintest: float = 0.15  # a crop with no pixel 15 % darker than its paper is empty
     crop_writing_share: float = 0.85  # the writing is framed to fill this share of a cell's height
+
+    def for_photo_networks(self) -> ReaderSettings:
+        """These settings as the photo networks read with them: the second reader asked below
+        ``second_unsure_photo``."""
+        return replace(self, second_unsure=self.second_unsure_photo)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -8,7 +8,9 @@ work with *sets* of reachable pad states, so checking a whole sheet is exact
 states (games 0-1 each, part-scores below 100 each).
 
 Per vulnerability the raw deal entries of every possible result are tabulated
-once per process (a memoised pure function, ~0.1 s) and then looked up.
+once per process (a memoised pure function, ~0.02 s: each result's score is computed
+once per declaring side and vulnerability, and a Result object is made only for the
+entries asked about) and then looked up.
 """
 
 from __future__ import annotations
@@ -76,8 +78,15 @@ def _rules_set(rules: RulesArg) -> frozenset[HouseRules]:
     return frozenset([rules]) if isinstance(rules, HouseRules) else frozenset(rules)
 
 
-def all_results() -> Iterable[Result]:
-    """Every distinct result of a played deal, declarer given as a side."""
+# A result as plain values, in Result's field order: (contract, declarer, tricks, honours, holder).
+Spec = tuple[Contract, str, int, int, str | None]
+
+
+@lru_cache(maxsize=1)
+def _specs() -> tuple[Spec, ...]:
+    """Every distinct result of a played deal as a :data:`Spec`, in :func:`all_results`' order
+    (built once per process; a Result is made only for what is asked)."""
+    out: list[Spec] = []
     for level in range(1, 8):
         for strain in STRAINS:
             honours = [(0, None)] + [(h, s) for h in ((150,) if strain == "NT" else (100, 150))
@@ -87,24 +96,52 @@ def all_results() -> Iterable[Result]:
                 for side in SIDES:
                     for tricks in range(14):
                         for value, holder in honours:
-                            yield Result(contract, side, tricks, value, holder)
+                            out.append((contract, side, tricks, value, holder))
+    return tuple(out)
+
+
+def all_results() -> Iterable[Result]:
+    """Every distinct result of a played deal, declarer given as a side."""
+    for spec in _specs():
+        yield Result(*spec)
 
 
 @lru_cache(maxsize=4)
-def _table(vul_ns: bool, vul_ew: bool) -> dict[tuple[int, int], dict[Effect, tuple[Result, ...]]]:
-    """(raw N/S, raw E/W) entries -> {pad effect: results} for one vulnerability."""
-    table: dict[tuple[int, int], dict[Effect, list[Result]]] = {}
-    plain: dict[Result, tuple[Pair, Effect]] = {}  # honours only add to the totals
-    for r in all_results():
-        base = Result(r.contract, r.declarer, r.tricks)
-        if base not in plain:
-            s = score_result(base, vul_ns if r.declarer == "ns" else vul_ew)
-            below = s.below.of(r.declarer)
-            plain[base] = (s.total, (r.declarer if below else None, below))
-        total, effect = plain[base]
-        if r.honours:
-            total = total.plus(Pair.one(r.honours_side, r.honours))
-        table.setdefault(tuple(total), {}).setdefault(effect, []).append(r)
+def _plain(declarer: str,
+           vulnerable: bool) -> dict[tuple[Contract, int], tuple[tuple[int, int], Effect]]:
+    """(contract, tricks) -> (raw N/S, raw E/W) entries without honours, and the pad effect, for
+    one declaring side at its vulnerability (each score computed once per process)."""
+    out = {}
+    for contract, side, tricks, value, _ in _specs():
+        if side == declarer and not value:
+            s = score_result(Result(contract, side, tricks), vulnerable)
+            below = s.below.of(side)
+            out[(contract, tricks)] = (tuple(s.total), (side if below else None, below))
+    return out
+
+
+@lru_cache(maxsize=4)
+def _table(vul_ns: bool, vul_ew: bool) -> dict[tuple[int, int], dict[Effect, tuple[int, ...]]]:
+    """(raw N/S, raw E/W) entries -> {pad effect: the results' indices in :func:`_specs`} for one
+    vulnerability, keys, effects and indices in :func:`all_results`' order (honours only add to
+    the totals).  :func:`results_of` makes the Results."""
+    plain = {"ns": _plain("ns", vul_ns), "ew": _plain("ew", vul_ew)}
+    table: dict[tuple[int, int], dict[Effect, list[int]]] = {}
+    for i, (contract, side, tricks, value, holder) in enumerate(_specs()):
+        (ns, ew), effect = plain[side][(contract, tricks)]
+        if value:
+            if holder == "ns":
+                ns += value
+            else:
+                ew += value
+        by_effect = table.get((ns, ew))
+        if by_effect is None:
+            by_effect = table[(ns, ew)] = {}
+        found = by_effect.get(effect)
+        if found is None:
+            by_effect[effect] = [i]
+        else:
+            found.append(i)
     return {k: {e: tuple(rs) for e, rs in v.items()} for k, v in table.items()}
 
 
@@ -152,7 +189,8 @@ def results_of(vul_ns: bool, vul_ew: bool, key: tuple[int, int],
                effect: Effect) -> tuple[Result, ...]:
     """The results whose raw entries are ``key`` with pad ``effect`` (a deal passed out among
     them for (0, 0) and no effect)."""
-    results = _table(vul_ns, vul_ew).get(key, {}).get(effect, ())
+    specs = _specs()
+    results = tuple(Result(*specs[i]) for i in _table(vul_ns, vul_ew).get(key, {}).get(effect, ()))
     return results + (Result(None),) if key == (0, 0) and effect == (None, 0) else results
 
 

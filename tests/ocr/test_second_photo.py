@@ -1,0 +1,39 @@
+"""When the second reader is asked on a photographed table: where the photo networks read it, below
+``second_unsure_photo`` (they are surer of photographed cells than the scan networks); elsewhere
+below ``second_unsure``, as before."""
+
+from __future__ import annotations
+
+import cv2
+import pytest
+
+from ocr.load import load_pages
+from ocr.page import straighten
+from ocr.read import read_table
+from ocr.settings import ReaderSettings
+from ocr.table import find_table
+from samples.photo import render_photo
+
+PHOTO_SEED = 3608004  # a looked-at wide-span photo, "camera" (as tests/ocr/test_photonet.py)
+
+
+@pytest.fixture(scope="module")
+def photo_table():
+    image, truth = render_photo(PHOTO_SEED, conditions="camera", span="wide")
+    ok, buf = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, int(truth["jpeg_quality"])])
+    assert ok
+    table = find_table(straighten(load_pages("photo.jpg", data=buf.tobytes(), name="photo.jpg")[0]))
+    assert table.straight.grid is not None, "the photo's table is straightened from its lattice"
+    return table
+
+
+def test_photo_networks_ask_the_second_reader_below_their_own_threshold(photo_table):
+    shipped = read_table(photo_table, settings=ReaderSettings())
+    as_scans = read_table(photo_table, settings=ReaderSettings(second_unsure_photo=0.9))
+    assert 0 < shipped.meta["second_read"] < as_scans.meta["second_read"]
+    assert f"below{ReaderSettings().second_unsure_photo:g}-" in shipped.meta["reader"]
+    assert "below0.9-" in as_scans.meta["reader"]
+    # the scan networks on the same table keep the scan threshold
+    scan_nets = read_table(photo_table, settings=ReaderSettings(photo_networks=False, second_unsure_photo=0.01))
+    assert "below0.9-" in scan_nets.meta["reader"]
+    assert scan_nets.meta["second_read"] > shipped.meta["second_read"]
