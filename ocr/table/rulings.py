@@ -160,6 +160,8 @@ def evenly_spaced(ys: list[int], mm: float) -> list[int]:
     counts = np.bincount(d, minlength=int(d.max()) + 2).astype(np.float64)
     smooth = counts + np.roll(counts, 1) + np.roll(counts, -1)  # counts[0] and [-1] are 0
     p = int(np.flatnonzero(smooth >= 0.5 * smooth.max())[0])  # not twice the pitch
+    while p + 2 < smooth.size and smooth[p + 1] > smooth[p]:  # its top, not its rising side:
+        p += 1  # a pitch estimated short leaves rulings a pixel or two off out of the run
     pitch = float(np.average([p - 1, p, p + 1], weights=counts[p - 1:p + 2] + 1e-9))
     best: list[tuple[int, int]] = []  # per height: (run length ending there, previous index)
     for j, y in enumerate(ys):

@@ -75,12 +75,13 @@ def page_of(img: np.ndarray, name: str) -> Page:
     return Page(source=name, index=0, image=bgr)
 
 
-def generated(seed: int):
-    """A sheet from samples.generate through the loader, with its truth quads on the page."""
+def generated(seed: int, **options):
+    """A sheet from samples.generate (with ``options``) through the loader, with its truth quads
+    on the page."""
     from ocr.load import load_pages
     from samples.generate import generate_sheet
 
-    data, truth = generate_sheet(seed)
+    data, truth = generate_sheet(seed, **options)
     name = f"sheet-{seed}.{truth['format']}"
     page = load_pages(name, data=data, name=name)[truth.get("page", 0) or 0]
     tw, th = truth.get("image_size") or (page.image.shape[1], page.image.shape[0])
