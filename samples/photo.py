@@ -28,8 +28,9 @@ k and k + 1 (between k - 1 and k for the top), so part of the table lies outside
 The truth is :mod:`samples.generate`'s, with every quad mapped through the curled map, plus
 ``photo`` (the conditions and drawn parameters), ``visible_deals`` (every cell of the row, its
 printed number included, inside the frame), ``outside_deals``, ``glare_deals`` (rows with a
-cell the glare washes out: more than GLARE_COVER of it where dark ink and paper come out within
-GLARE_CONTRAST grey levels of each other) and ``glare_touched_deals`` (GLARE_TOUCH of a cell).  ``page_to_image`` is None: the map is not a homography.
+cell the glare washes out: more than GLARE_COVER of it where the ink and paper come out within
+GLARE_CONTRAST grey levels of each other where the paper is burnt out; the ink of the pen
+that wrote the deal, samples.photo.deal_ink) and ``glare_touched_deals`` (GLARE_TOUCH of a cell).  ``page_to_image`` is None: the map is not a homography.
 """
 
 from __future__ import annotations
@@ -48,13 +49,15 @@ if __package__ in (None, ""):  # run as a script: make the repository importable
 import cv2
 import numpy as np
 
+from samples.fill import INKS
 from samples.scan import apply_h
 
 CONDITIONS = ("clutter", "perspective", "rotation", "edge_out", "curl", "shadow", "glare", "dim",
               "camera")
 GLARE_COVER = 0.3  # a cell is washed out when this share of it ...
 GLARE_CONTRAST = 30  # ... keeps less than this many grey levels between ink and paper ...
-PAPER_LEVEL, INK_LEVEL = 235.0, 60.0  # ... (paper and dark ink, before the light and the glare)
+PAPER_LEVEL = 235.0  # ... (paper before the light and the glare; the ink's level: ink_level) ...
+BURNT = 254.5  # ... where the glare burns the paper out (white)
 GLARE_TOUCH = 0.05  # a cell this much washed out may be read or named missing alike
 FIELD_STEP = 8  # page pixels between the samples of the displacement field
 MIN_PX_MM = 3.0  # the page is photographed at no less than this many pixels per millimetre
@@ -611,7 +614,7 @@ def render_photo(seed: int, *, conditions: tuple[str, ...] | str = "combined", s
                      for b in boxes)
         (visible if inside else outside).append(deal)
         if ph.glare is not None and inside:
-            share = washed_out(ph.glare, ph.light, [quad(b) for b in boxes[:-1]])
+            share = washed_out(ph.glare, ph.light, [quad(b) for b in boxes[:-1]], deal_ink(truth, deal))
             if share >= GLARE_COVER:
                 glared.append(deal)
             if share >= GLARE_TOUCH:
@@ -635,11 +638,27 @@ def render_photo(seed: int, *, conditions: tuple[str, ...] | str = "combined", s
     return ph.image, truth
 
 
-def washed_out(glare: np.ndarray, gain: np.ndarray, quads: list[np.ndarray]) -> float:
-    """The largest share of any of these cells (quads in photo pixels) where the glare leaves dark ink
-    (INK_LEVEL grey before the light) within GLARE_CONTRAST grey levels of the paper (PAPER_LEVEL): the
-    writing gone.  ``glare``: grey levels the glare adds, ``gain``: the light's gain, per photo pixel
-    (before blur and noise); samples/photo3d.py's truth uses the same rule."""
+def deal_ink(truth: dict, deal: int) -> float:
+    """The ink level of the pen that wrote ``deal`` (samples.fill: the second pen from switch_deal)."""
+    inks, switch = truth["inks"], truth.get("switch_deal")
+    return ink_level([inks[-1] if switch and deal >= switch else inks[0]])
+
+
+def ink_level(inks: list[str]) -> float:
+    """The lightest grey these inks leave on paper (samples.fill.INKS: the lightest colour at the
+    least opacity): a cell is gone when its faintest writing is, so pencil counts as pencil."""
+    def grey(bgr) -> float:
+        return 0.114 * bgr[0] + 0.587 * bgr[1] + 0.299 * bgr[2]
+
+    return max(PAPER_LEVEL * (1 - INKS[i][2]) + grey(INKS[i][1]) * INKS[i][2] for i in inks)
+
+
+def washed_out(glare: np.ndarray, gain: np.ndarray, quads: list[np.ndarray], ink: float) -> float:
+    """The largest share of any of these cells (quads in photo pixels) where the glare leaves ink of
+    grey ``ink`` (before the light; ink_level) within GLARE_CONTRAST grey levels of the paper
+    (PAPER_LEVEL) where the paper is burnt out (BURNT): the writing gone, by the glare and not by dim
+    light alone.  ``glare``: grey levels the glare adds, ``gain``: the light's
+    gain, per photo pixel (before blur and noise); samples/photo3d.py's truth uses the same rule."""
     worst = 0.0
     for q in quads:
         q = np.asarray(q, np.float64)
@@ -649,8 +668,8 @@ def washed_out(glare: np.ndarray, gain: np.ndarray, quads: list[np.ndarray]) -> 
         light = gain[max(0, y0):y1, max(0, x0):x1]
         if g.size:
             paper = np.minimum(255, PAPER_LEVEL * light + g)
-            ink = np.minimum(255, INK_LEVEL * light + g)
-            worst = max(worst, float((paper - ink < GLARE_CONTRAST).mean()))
+            written = np.minimum(255, ink * light + g)
+            worst = max(worst, float(((paper >= BURNT) & (paper - written < GLARE_CONTRAST)).mean()))
     return worst
 
 

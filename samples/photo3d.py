@@ -36,7 +36,7 @@ import cv2
 import numpy as np
 from PIL import Image, ImageFilter
 
-from samples.photo import GLARE_COVER, GLARE_TOUCH, washed_out
+from samples.photo import GLARE_COVER, GLARE_TOUCH, deal_ink, washed_out
 
 PAGE_MM = (210.0, 297.0)
 
@@ -223,7 +223,7 @@ def _render(seed: int, **options) -> tuple[np.ndarray, dict, bytes]:
         quads = [np.array(quad(b)) for b in boxes]
         if ((np.concatenate(quads) >= 0) & (np.concatenate(quads) <= [fw - 1, fh - 1])).all():
             visible.append(deal)
-            share = washed_out(glare, gain, quads[:-1])
+            share = washed_out(glare, gain, quads[:-1], deal_ink(truth, deal))
             if share >= GLARE_COVER:
                 glared.append(deal)
             if share >= GLARE_TOUCH:
