@@ -99,6 +99,28 @@ def photo(seed: int, condition: str, span: str = "tune", cut=None):
     return Page(source=f"photo-{seed}", index=0, image=img), truth
 
 
+def photo3d(seed: int):
+    """A generated 3-D scene (samples.photo3d) as a Page, with its truth."""
+    from samples.photo3d import render_photo3d
+
+    img, truth = render_photo3d(seed)
+    return Page(source=f"photo3d-{seed}", index=0, image=img), truth
+
+
+def photographed_table(seed: int, condition: str, span: str = "tune"):
+    """(Table, truth) of a generated phone photo as it is sent -- a JPEG at its drawn quality --
+    loaded, straightened and its table found, as the product does."""
+    from ocr.load import load_pages
+    from ocr.page import straighten
+    from ocr.table import find_table
+    from samples.photo import render_photo
+
+    image, truth = render_photo(seed, conditions=(condition,), span=span)
+    ok, buf = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, int(truth["jpeg_quality"])])
+    assert ok
+    return find_table(straighten(load_pages("photo.jpg", data=buf.tobytes(), name="photo.jpg")[0])), truth
+
+
 def cells_right(table, truth: dict) -> str:
     """"" when every cell of every deal the photo shows is cut and its outline's centre lies inside
     the truth cell, no cell of a deal outside the photo is cut, and the deals outside are named

@@ -7,7 +7,7 @@ from __future__ import annotations
 import cv2
 import numpy as np
 import pytest
-from geometry_samples import cells_right, photo
+from geometry_samples import cells_right, photo, photo3d
 
 from ocr.data import InputError, Missing, Page
 from ocr.grid import background, flatten_light
@@ -136,10 +136,7 @@ def test_a_low_resolution_photos_lattice_is_sought_again_on_it_enlarged(seed):
     on the photo enlarged twice they close their cells and the table is found, every cell right.
     (6004's cells link on the photo as it is too when they reach as far as its thick rulings:
     both are turned off to show the enlargement's part.)"""
-    from samples.photo3d import render_photo3d
-
-    img, truth = render_photo3d(seed)
-    page = Page(f"photo3d-{seed}", 0, img)
+    page, truth = photo3d(seed)
     assert cells_right(_table(page), truth) == ""
     assert _fails(page, truth, GeometrySettings(photo_upsample=1, grid_link_thick=1e9))
 
@@ -149,10 +146,7 @@ def test_a_far_blurred_sheets_thick_rulings_still_part_its_cells():
     threshold its rulings are ~5 px thick between cells ~10 px high, beyond the half a cell's
     height a near sheet's cells reach to link, at every threshold and enlarged too.  Reaching
     as far as the sheet's typical ruling, the lattice links and every cell is cut right."""
-    from samples.photo3d import render_photo3d
-
-    img, truth = render_photo3d(6001)
-    page = Page("photo3d-6001", 0, img)
+    page, truth = photo3d(6001)
     assert cells_right(_table(page), truth) == ""
     assert _fails(page, truth, GeometrySettings(grid_link_thick=1e9))
 
@@ -185,11 +179,9 @@ def test_rows_placed_past_the_lattice_are_cut_whole_never_of_no_height():
     are placed by their pitch below it.  Their cells lie past the region cleaned of rulings around
     the rows found, and were cut by its edge: row 28 short, rows 29-30 of negative height.  Now the
     region covers every row placed, and no cell is ever cut with no room."""
-    from samples.photo3d import render_photo3d
-
-    img, truth = render_photo3d(7021)
+    page, truth = photo3d(7021)
     settings = GeometrySettings(photo_upsample=1)
-    table = _table(Page("photo3d-7021", 0, img), settings)
+    table = _table(page, settings)
     heights = [c.box[3] for c in table.cells if c.deal]
     assert min(heights) > 0.8 * float(np.median(heights))
     assert min(c.box[2] for c in table.cells) > 0
@@ -212,35 +204,29 @@ def test_a_last_column_far_narrower_than_a_score_column_is_placed_again_as_the_f
     whose edge closed its cells -- a last column half a score column wide, which made the lattice
     unlike the form, and the rows went unnamed (no table).  It is placed again beside the other
     five, as wide as a score column, and every cell is cut right."""
-    from samples.photo3d import render_photo3d
-
-    img, truth = render_photo3d(8017)
-    assert cells_right(_table(Page("photo3d-8017", 0, img)), truth) == ""
-    assert _fails(Page("photo3d-8017", 0, img), truth, GeometrySettings(photo_part_column=0.0))
+    page, truth = photo3d(8017)
+    assert cells_right(_table(page), truth) == ""
+    assert _fails(page, truth, GeometrySettings(photo_part_column=0.0))
 
 
 def test_a_narrow_fifth_column_is_placed_again_with_the_one_beyond_it():
     """A far 3-D scene (seed 9001): pass two's rough image ended inside the cumulative N/S column --
     five columns, the last a third of a score column wide, unlike the form: no table.  It is dropped
     and the two cumulative columns are placed beside the score columns, every cell cut right."""
-    from samples.photo3d import render_photo3d
-
-    img, truth = render_photo3d(9001)
-    assert cells_right(_table(Page("photo3d-9001", 0, img)), truth) == ""
-    assert _fails(Page("photo3d-9001", 0, img), truth, GeometrySettings(photo_part_column=0.0))
+    page, truth = photo3d(9001)
+    assert cells_right(_table(page), truth) == ""
+    assert _fails(page, truth, GeometrySettings(photo_part_column=0.0))
 
 
 def test_label_columns_found_as_one_are_split_as_the_form_has_them():
     """A far, curled 3-D scene (seed 9021): the ruling between the deal-number and dealer columns is
     lost under the blur -- five columns, the first 0.6 of a score column wide: unlike the form, no
     table.  It is split at the form's share and every cell is cut right."""
-    from samples.photo3d import render_photo3d
-
-    img, truth = render_photo3d(9021)
-    assert cells_right(_table(Page("photo3d-9021", 0, img)), truth) == ""
+    page, truth = photo3d(9021)
+    assert cells_right(_table(page), truth) == ""
     # (its deal-number column's outer ruling shows on the left: the rule for a lost deal-number
     # column takes it first, so both are turned off for the check)
-    assert _fails(Page("photo3d-9021", 0, img), truth,
+    assert _fails(page, truth,
                   GeometrySettings(photo_labels_merged=(2.0, 2.0), photo_score_like=99.0))
 
 
@@ -249,10 +235,7 @@ def test_a_lattice_set_aside_for_more_rows_unnamed_is_taken_after_all(monkeypatc
     than the lattice's 24, but their printed numbers are too small to read: no table.  The lattice's
     rows are named by the table's shape (its end under deal 30), and every cell is cut right."""
     import ocr.table as table_mod
-    from samples.photo3d import render_photo3d
-
-    img, truth = render_photo3d(7012)
-    page = Page("photo3d-7012", 0, img)
+    page, truth = photo3d(7012)
     assert cells_right(_table(page), truth) == ""
     once = table_mod._find_table
     monkeypatch.setattr(table_mod, "_find_table", lambda st, src, se, lattice_first=False: once(st, src, se))
@@ -264,10 +247,7 @@ def test_deal_1_without_its_label_cells_is_not_taken_for_the_header(monkeypatch)
     row, score cells alone, was named the header's split row and every row came out one deal off.
     The score columns' middle rulings run through the row above it: it is deal 1."""
     import ocr.table as table_mod
-    from samples.photo3d import render_photo3d
-
-    img, truth = render_photo3d(8007)
-    page = Page("photo3d-8007", 0, img)
+    page, truth = photo3d(8007)
     assert cells_right(_table(page), truth) == ""
     monkeypatch.setattr(table_mod, "ruled_above", lambda *a: False)
     # (straightened with pass two's inner crossings its print names the rows too: without them)
@@ -279,10 +259,7 @@ def test_a_few_misread_deal_numbers_agreeing_on_an_offset_the_lattice_belies_do_
     two deals off, which leaves two ruled deal rows under "deal 30" -- no form has them.  That
     naming is set aside and the table's shape names the rows: every cell is cut right."""
     import ocr.table as table_mod
-    from samples.photo3d import render_photo3d
-
-    img, truth = render_photo3d(16009)
-    page = Page("photo3d-16009", 0, img)
+    page, truth = photo3d(16009)
     assert cells_right(_table(page), truth) == ""
     # (straightened with pass two's inner crossings kept, its print reads better: the vote goes
     # right without the check; without them, the misread numbers agree on the wrong offset)
@@ -299,13 +276,10 @@ def test_a_far_sheets_whole_lattice_is_named_by_the_few_deal_numbers_read(monkey
     which, and every cell is cut right."""
     import ocr.table as table_mod
     import samples.hands as hands
-    from samples.photo3d import render_photo3d
-
     # the photo as it was found: its MNIST hand still drawing pool image 288 (hands.MISDRAWN), whose
     # strokes decide whether the shape alone names this lattice
     monkeypatch.setattr(hands, "_misdrawn_images", lambda: frozenset())
-    img, truth = render_photo3d(16013)
-    page = Page("photo3d-16013", 0, img)
+    page, truth = photo3d(16013)
     assert cells_right(_table(page), truth) == ""
     # (straightened with pass two's inner crossings kept, its shape names it too; not without them)
     rough = GeometrySettings(dewarp_node_slack_px=0.0)
@@ -319,10 +293,7 @@ def test_rows_named_by_the_tables_shape_leaving_deal_rows_above_deal_1_are_not_c
     which leaves three rows ruled like deal rows above it -- no form has them -- and every cell came
     out four deals off.  That naming is set aside: no table rather than a table cut wrong."""
     import ocr.table as table_mod
-    from samples.photo3d import render_photo3d
-
-    img, truth = render_photo3d(11008)
-    page = Page("photo3d-11008", 0, img)
+    page, truth = photo3d(11008)
     with pytest.raises(InputError):
         _table(page)
     monkeypatch.setattr(table_mod, "fits_the_lattice", lambda *a: True)
@@ -335,15 +306,13 @@ def test_a_lattice_its_shape_does_not_name_is_no_table_not_a_crash():
     exception out of the naming.  (With them its print is read and every cell is cut right.)"""
     from ocr.dewarp import straighten_photo
     from ocr.table import _find_table_once
-    from samples.photo3d import render_photo3d
-
-    img, truth = render_photo3d(11014)
+    page, truth = photo3d(11014)
     rough = GeometrySettings(dewarp_node_slack_px=0.0)
-    straight = straighten_photo(Page("photo3d-11014", 0, img), rough)
+    straight = straighten_photo(page, rough)
     assert straight is not None
     with pytest.raises(InputError):
         _find_table_once(straight, rough)
-    assert cells_right(_table(Page("photo3d-11014", 0, img)), truth) == ""
+    assert cells_right(_table(page), truth) == ""
 
 
 def test_pass_twos_crossings_are_kept_across_its_thickened_rulings():
@@ -351,9 +320,6 @@ def test_pass_twos_crossings_are_kept_across_its_thickened_rulings():
     cells' corners around an inner crossing lie a ruling's width apart -- more than a quarter of
     its small cells -- and every inner crossing was dropped; the mesh then had only the table's
     outer columns and deal 1 came out cut half a row off.  With the ruling's slack they are kept."""
-    from samples.photo3d import render_photo3d
-
-    img, truth = render_photo3d(8009)
-    page = Page("photo3d-8009", 0, img)
+    page, truth = photo3d(8009)
     assert cells_right(_table(page), truth) == ""
     assert "wrong place" in cells_right(_table(page, GeometrySettings(dewarp_node_slack_px=0.0)), truth)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import cv2
 import numpy as np
+from geometry_samples import photo3d
 
 from ocr.data import Missing, Page
 from ocr.page import straighten
@@ -22,10 +23,7 @@ def test_cells_whose_rulings_blurred_but_whose_writing_is_plain_are_read_not_nam
     third of the table's contrast, the writing in those cells 70-110 grey levels: only the deals
     outside the photo are missing, and deals 1-12's cells are cut where they are.  Judged by the
     rulings alone, those deals were "too faint or blurred to read"."""
-    from samples.photo3d import render_photo3d
-
-    img, truth = render_photo3d(8033)
-    page = Page("photo3d-8033", 0, img)
+    page, truth = photo3d(8033)
     table = _table(page, GeometrySettings())
     assert [m.reason for m in table.missing] == [Missing.OUTSIDE]
     for c in truth["cells"]:
@@ -47,10 +45,8 @@ def test_writing_under_a_dim_light_is_judged_by_its_share_of_the_papers_level():
     around deal 30's cumulative E/W faded: the writing there is 36 grey levels below its paper --
     under 40, but a quarter of the paper's level, as plain as 60 levels on white paper.  It is
     read, not named too faint."""
-    from samples.photo3d import render_photo3d
-
-    img, truth = render_photo3d(11003)
-    table = _table(Page("photo3d-11003", 0, img), GeometrySettings())
+    page, truth = photo3d(11003)
+    table = _table(page, GeometrySettings())
     assert table.missing == []
     cell = table.cell("30", "cum_ew")
     assert cell is not None
@@ -66,11 +62,9 @@ def test_a_few_rows_low_in_the_table_are_not_named_from_deal_1_against_their_pri
     printed numbers read there (a 28 on the fourth row, none agreeing) give that the lie: no row is
     named wrong."""
     from ocr.data import InputError
-    from samples.photo3d import render_photo3d
-
-    img, truth = render_photo3d(10001)
+    page, truth = photo3d(10001)
     try:
-        table = _table(Page("photo3d-10001", 0, img), GeometrySettings())
+        table = _table(page, GeometrySettings())
     except InputError:
         return  # no table: not found, but nothing misnamed
     for c in truth["cells"]:
@@ -113,10 +107,8 @@ def test_a_lost_deal_number_column_is_put_back_on_the_left_not_a_score_column_on
     columns, the deal-number column's rulings lost: taken for the two label columns and three score
     columns, every cell came out one column to the left of its place.  The deal-number column's
     outer ruling is there on the left: every cell is cut where it is."""
-    from samples.photo3d import render_photo3d
-
-    img, truth = render_photo3d(10036)
-    table = _table(Page("photo3d-10036", 0, img), GeometrySettings())
+    page, truth = photo3d(10036)
+    table = _table(page, GeometrySettings())
     _assert_every_deal_cell_in_place(table, truth)
 
 
@@ -125,8 +117,6 @@ def test_rows_named_by_their_agreeing_printed_numbers_need_no_legible_headers():
     named by the printed numbers read on them (a few agreeing on one offset), its headers not read.
     That naming is as good evidence of the form as the table's shape: the table is found, every
     cell where it is (it was "no table")."""
-    from samples.photo3d import render_photo3d
-
-    img, truth = render_photo3d(10033)
-    table = _table(Page("photo3d-10033", 0, img), GeometrySettings())
+    page, truth = photo3d(10033)
+    table = _table(page, GeometrySettings())
     _assert_every_deal_cell_in_place(table, truth)

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import cv2
 import numpy as np
 import pytest
+from geometry_samples import photographed_table
 
 from ocr.ensemble import NUMBER_SYMBOLS, default_net, photo_net
 from ocr.load import load_pages
@@ -16,7 +16,6 @@ from ocr.prep import clear_rulings, prepare_cut
 from ocr.read import read_table, string_value
 from ocr.settings import ReaderSettings
 from ocr.table import find_table
-from samples.photo import render_photo
 
 ROOT = Path(__file__).resolve().parents[2]
 FAST = ReaderSettings(use_second=False)  # the cell networks alone: the second reader is not what is tested
@@ -25,10 +24,7 @@ PHOTO_SEED = 3608004  # a looked-at wide-span photo, "camera" (blur, faint ink; 
 
 @pytest.fixture(scope="module")
 def photo_table():
-    image, truth = render_photo(PHOTO_SEED, conditions="camera", span="wide")
-    ok, buf = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, int(truth["jpeg_quality"])])
-    assert ok
-    table = find_table(straighten(load_pages("photo.jpg", data=buf.tobytes(), name="photo.jpg")[0]))
+    table, truth = photographed_table(PHOTO_SEED, "camera", span="wide")
     assert table.straight.grid is not None, "the photo's table is straightened from its lattice"
     return table, truth
 

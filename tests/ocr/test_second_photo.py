@@ -4,25 +4,18 @@ below ``second_unsure``, as before."""
 
 from __future__ import annotations
 
-import cv2
 import pytest
+from geometry_samples import photographed_table
 
-from ocr.load import load_pages
-from ocr.page import straighten
 from ocr.read import read_table
 from ocr.settings import ReaderSettings
-from ocr.table import find_table
-from samples.photo import render_photo
 
 PHOTO_SEED = 3608004  # a looked-at wide-span photo, "camera" (as tests/ocr/test_photonet.py)
 
 
 @pytest.fixture(scope="module")
 def photo_table():
-    image, truth = render_photo(PHOTO_SEED, conditions="camera", span="wide")
-    ok, buf = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, int(truth["jpeg_quality"])])
-    assert ok
-    table = find_table(straighten(load_pages("photo.jpg", data=buf.tobytes(), name="photo.jpg")[0]))
+    table, _ = photographed_table(PHOTO_SEED, "camera", span="wide")
     assert table.straight.grid is not None, "the photo's table is straightened from its lattice"
     return table
 
