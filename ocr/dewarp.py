@@ -241,12 +241,9 @@ def second_grid(grey: np.ndarray, level: int, model: TableModel, grid: TableGrid
     g = remap_grid(smooth, x0, y0, per, size, step)
     rough = warp(grey, g, step, size)
     ink = cv2.threshold(rough, level, 255, cv2.THRESH_BINARY_INV)[1]
-    mask = rulings_only(ink, per, settings)
-    found = find_grid(mask, settings, down=np.array([0.0, 1.0]), slack=settings.dewarp_node_slack_px)
-    if found is not None and found.shape[0] < settings.dewarp_slack_rows:
-        # a few rows of the table: their crossings as before (the slack measured on lattices of
-        # most of the table only)
-        found = find_grid(mask, settings, down=np.array([0.0, 1.0]))
+    # the slack for the mask's thick rulings on a lattice of most of the table only (measured there)
+    found = find_grid(rulings_only(ink, per, settings), settings, down=np.array([0.0, 1.0]),
+                      slack=settings.dewarp_node_slack_px, slack_rows=settings.dewarp_slack_rows)
     if found is None or found.cells < grid.cells:
         return None
     w = found.widths

@@ -429,14 +429,15 @@ def table_grid(lat: Lattice, slack: float = 0.0) -> TableGrid:
 
 
 def find_grid(ink: np.ndarray, settings: GeometrySettings, down: np.ndarray | None = None,
-              thick: bool = False, slack: float = 0.0) -> TableGrid | None:
+              thick: bool = False, slack: float = 0.0, slack_rows: int = 0) -> TableGrid | None:
     """The lattice of cells in ``ink`` (255 = ink) most like the deal table, oriented (see
     :func:`orient`), or None when none has GeometrySettings.grid_min_cells.  Most like the table:
     the most cells, where a lattice not six columns wide counts GeometrySettings.grid_other_weight
     of its cells (the scoring table beside the deal table can hold more cells than a deal table
     whose handwriting merged many of its own).  ``thick``: rulings as thick as the cells are high
     may part linked cells (see :func:`link_cells`; a photo's threshold, not a mask of rulings
-    drawn thick on purpose).  ``slack``: see :func:`nodes`."""
+    drawn thick on purpose).  ``slack``: see :func:`nodes`, on a lattice of ``slack_rows`` rows or
+    more only."""
     cells = find_cells(ink, settings)
     links = link_cells(cells, settings, thick)
     best, best_score = None, 0.0
@@ -447,7 +448,10 @@ def find_grid(ink: np.ndarray, settings: GeometrySettings, down: np.ndarray | No
         score = len(lat.place) * (1.0 if len(lat.cols) == 6 else settings.grid_other_weight)
         if score > best_score:
             best, best_score = lat, score
-    return table_grid(orient(best, down), slack) if best is not None else None
+    if best is None:
+        return None
+    best = orient(best, down)
+    return table_grid(best, slack if len(best.rows) >= slack_rows else 0.0)
 
 
 def fits_form(lat: Lattice, settings: GeometrySettings) -> bool:

@@ -179,10 +179,9 @@ class GeometrySettings:
     # pass two's rough image: pixels a row height
     dewarp_rough_px: tuple[float, float] = (14.0, 30.0)
     # pass two's mask thickens the rulings (dilated, closed): the four cells' corners around a
+    #   crossing lie this much further apart than on the photo, and still mark one crossing ...
     dewarp_node_slack_px: float = 4.0
-    #   crossing lie this much further apart than on the photo, and still mark one crossing (on a
-    dewarp_slack_rows: int = 24
-    #   lattice of at least this many rows)
+    dewarp_slack_rows: int = 24  # ... on a lattice of at least this many rows
     dewarp_tilt_px: int = 3  # rulings on the rough image may tilt this many pixels over an opening
     # a horizontal (vertical) ruling runs at least
     dewarp_ruling_rows: tuple[float, float] = (2.5, 5.0)
