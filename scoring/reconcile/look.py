@@ -47,12 +47,6 @@ def asked_cells(flags: list[Flag], reading: SheetReading,
     return [(row, key, vals) for (row, key), vals in asked.items()]
 
 
-def flagged_cells(flags: list[Flag], reading: SheetReading,
-                  review: list[ReviewItem] = ()) -> set[tuple[str, str]]:
-    """The cells (row label, column key) whose numbers the flags (and questions) name."""
-    return {flagged for _, (_, flagged) in _places(flags, reading, review)}
-
-
 def _places(flags: list[Flag], reading: SheetReading, review: list[ReviewItem]):
     """Each question of :func:`_questions` with the cells it rests on and the cell it names."""
     labels = {r.deal: str(r.deal) for r in reading.rows}
@@ -150,14 +144,14 @@ def looked_again(reading: SheetReading, flags: list[Flag], look: Look,
     if not seen:
         return None
     question = {(row, key): vals for row, key, vals in asked}
-    named = flagged_cells(flags, reading, review if settings.questions else [])
-    # the values that would make the sheet add up in each named cell: a flag's expected value, a
-    # question's every candidate
+    # the cells the flags (and questions) name, each with the values that would make the sheet add
+    # up there: a flag's expected value, a question's every candidate
     expected: dict[tuple[str, str], set[int]] = {}
     for q, (_, flagged) in _places(flags, reading, []):
         expected.setdefault(flagged, set()).update(v for v in q[-1][:1] if isinstance(v, int))
     for q, (_, flagged) in _places([], reading, review if settings.questions else []):
         expected.setdefault(flagged, set()).update(v for v in q[-1] if isinstance(v, int))
+    named = expected.keys()
 
     def row(r, label: str):
         changed = {key: seen_again(c, seen[(label, key)], question[(label, key)], settings,
