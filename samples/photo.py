@@ -641,16 +641,14 @@ def render_photo(seed: int, *, conditions: tuple[str, ...] | str = "combined", s
 def deal_ink(truth: dict, deal: int) -> float:
     """The ink level of the pen that wrote ``deal`` (samples.fill: the second pen from switch_deal)."""
     inks, switch = truth["inks"], truth.get("switch_deal")
-    return ink_level([inks[-1] if switch and deal >= switch else inks[0]])
+    return ink_level(inks[-1] if switch and deal >= switch else inks[0])
 
 
-def ink_level(inks: list[str]) -> float:
-    """The lightest grey these inks leave on paper (samples.fill.INKS: the lightest colour at the
+def ink_level(ink: str) -> float:
+    """The lightest grey ``ink`` leaves on paper (samples.fill.INKS: its lightest colour at its
     least opacity): a cell is gone when its faintest writing is, so pencil counts as pencil."""
-    def grey(bgr) -> float:
-        return 0.114 * bgr[0] + 0.587 * bgr[1] + 0.299 * bgr[2]
-
-    return max(PAPER_LEVEL * (1 - INKS[i][2]) + grey(INKS[i][1]) * INKS[i][2] for i in inks)
+    _, (b, g, r), opacity, _ = INKS[ink]
+    return PAPER_LEVEL * (1 - opacity) + (0.114 * b + 0.587 * g + 0.299 * r) * opacity
 
 
 def washed_out(glare: np.ndarray, gain: np.ndarray, quads: list[np.ndarray], ink: float) -> float:
