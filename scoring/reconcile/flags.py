@@ -92,6 +92,25 @@ def rescan_doubtful(rows: list[RowReading], settings: ReconcileSettings = DEFAUL
     return doubtful
 
 
+def own_doubtful(rows: list[RowReading], settings: ReconcileSettings = DEFAULT):
+    """Is a numbers mistake's own cell -- the cumulative or score it names -- read less surely than
+    own_sure?  Then the writing there is doubtful, not legible: a question, not a flag (a fax's
+    "600" read "0" at 0.3 is as likely the reader's loss as the players' slip)."""
+    index = {r.deal: i for i, r in enumerate(rows)}
+    sure = settings.verdicts.own_sure
+
+    def doubtful(m: Mistake) -> bool:
+        i = index.get(m.deal)
+        if sure <= 0 or m.kind not in ("cumulative", "score") or i is None \
+                or m.side not in ("ns", "ew"):
+            return False
+        cell = rows[i].cells.get(m.column or m.side)
+        return cell is not None and not cell.blank and (
+            not cell.candidates or cell.best is None or cell.confidence < sure)
+
+    return doubtful
+
+
 def pair_side(m: Mistake, best: Hypothesis, checker: DealChecker, deals: list[int]) -> Mistake:
     """For an impossible pair, the side whose removal lets the rest of the sheet be
     explained (when only one does); otherwise the decoder's guess stands."""

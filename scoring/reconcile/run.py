@@ -74,7 +74,7 @@ def _reconciled(reading: SheetReading, rules, settings: ReconcileSettings, check
         best.mistakes = [verdicts.pair_side(m, best, checker, [r.deal for r in rows])
                          for m in best.mistakes]
         doubtful = verdicts.rescan_doubtful(rows, settings) if rescan is not None \
-            else (lambda m: False)
+            else verdicts.own_doubtful(rows, settings)
         flagged = verdicts.mistake_flags(hyps, last_deal, flags, items, settings, doubtful)
     shown = review.shown(hyps, flagged)
     out_rows = review.rows(rows, empty, hyps, items, shown, settings)

@@ -204,6 +204,9 @@ class VerdictSettings:
     # on a sheet sent back for a rescan, a numbers mistake resting on a cell read less surely than
     # this is a question, not a flag (too much of such a scan is misread)
     rescan_sure: float = 0.9
+    # on any sheet, a numbers mistake whose own cell the reader read less surely than this is a
+    # question, not a flag: that writing is doubtful, not legible (0 turns it off)
+    own_sure: float = 0.5
 
 
 @dataclass(frozen=True)

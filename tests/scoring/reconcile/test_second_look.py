@@ -195,3 +195,27 @@ def test_seen_again_keeps_a_lost_leading_1_vote_where_it_is_the_value_expected()
     # the flag expects 1320: 330 explains nothing, the reading stands as read
     assert seen_again(cell, opinion, [1330, 1320, 330], on, flagged=True, expected={1320}).candidates == \
         cell.candidates
+
+
+def test_a_mistake_whose_own_cell_is_read_unsurely_is_a_question():
+    """A cumulative slip carried on whose own cell the reader read at 0.4 (a fax read at 0.3-0.6:
+    160079, "600" read "0") is writing the reader doubts: a "misread or mistake?" question at its
+    deal, not a flag; the same slip read 0.95 sure (legible) is a flag, and so is the doubtful one
+    with verdicts.own_sure 0."""
+    from scoring.reconcile import ReconcileSettings
+
+    rows = running(SCORES)
+    rows[2:] = [(r[0], r[1], r[2], r[3] + 1000) for r in rows[2:]]  # a slip carried on
+    slip = rows[2][3]
+    doubtful = {(2, "cum_ew"): [(slip, 0.4), (slip - 990, 0.3), (None, 0.3)]}
+    sure = {(2, "cum_ew"): [(slip, 0.95), (None, 0.05)]}
+    unsure = reconcile(sheet(rows, probs=doubtful), explain=False)
+    assert unsure.rescan is None
+    assert not [f for f in unsure.flags if f.kind == "cumulative"]
+    assert any(r.deal == 3 and r.kind == "cumulative" and "misread" in r.reason
+               for r in unsure.review)
+    legible = reconcile(sheet(rows, probs=sure), explain=False)
+    assert [(f.kind, f.deal) for f in legible.flags if f.kind == "cumulative"] == [("cumulative", 3)]
+    off = ReconcileSettings().with_values({"verdicts.own_sure": 0})
+    unsure = reconcile(sheet(rows, probs=doubtful), settings=off, explain=False)
+    assert [(f.kind, f.deal) for f in unsure.flags if f.kind == "cumulative"] == [("cumulative", 3)]
