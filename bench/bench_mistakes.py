@@ -2,6 +2,7 @@
 
     OMP_NUM_THREADS=1 OMP_THREAD_LIMIT=1 python -m bench.bench_mistakes [--ranges dev,held-out]
         [--config SPEC ...] [--details] [--cached RANGE=TABLES:READINGS] [--leave-out JSON]
+        [--redraw JSON [--redrawn TABLES:READINGS]] [--reread JSON]
 
 Each range named is reported on its own, then all of them together.  ``--tree DIR`` reconciles
 the same cached readings with the code of another checkout (``git archive COMMIT | tar -x -C
@@ -69,8 +70,8 @@ from scoring.reconcile import reconcile
 # (first seed, sheets) per cache file; "dev" is what reconciliation was tuned on, "held-out" was
 # not looked at until the end of one round (and has been looked at since), "held-out-2" is the
 # next round's range never looked at before its end, "held-out-3" the one after that, "held-out-4"
-# the next, "held-out-5" one to tune on sheet by sheet, "held-out-6" and "held-out-7" ones measured
-# before and after only
+# the next, "held-out-5" one to tune on sheet by sheet, "held-out-6", "held-out-7" and "held-out-8"
+# ones measured before and after only
 RANGES = {
     "dev": [(140000 + 100 * i, 100) for i in range(8)],
     "dev-200": [(140000, 100), (140100, 100)],
@@ -81,6 +82,7 @@ RANGES = {
     "held-out-5": [(180000, 100), (180100, 100)],
     "held-out-6": [(190000, 100), (190100, 100)],
     "held-out-7": [(200000, 100), (200100, 100)],
+    "held-out-8": [(210000, 100), (210100, 100)],
 }
 TAG = "i33"  # the sheet options below, in the cache files' names
 LEGIBLE_AT = 0.9
@@ -103,13 +105,17 @@ def sheet_options(seed: int) -> dict:
 
 
 def load(names: list[str], key: tuple, reader, cached: dict[str, tuple[str, str]] | None = None,
-         redraw: frozenset[int] = frozenset()) -> list[tuple[int, dict, object, object]]:
+         redraw: frozenset[int] = frozenset(), redrawn: tuple[str, str] | None = None,
+         reread: frozenset[int] = frozenset()) -> list[tuple[int, dict, object, object]]:
     """(seed, truth, table or None, reading) of every sheet in the named ranges (made and cached as
     needed; the tables keep their cell images, for the second look before a flag).  ``cached``
     (range -> digests of its tables and readings) takes a range's cache files made by other code
     instead (an earlier reader's readings, reconciled by this code); the sheets of ``redraw`` are
     made and read again with today's generator and reader (each cached apart), the others taken as
-    cached -- for a generator change that alters only those sheets."""
+    cached -- for a generator change that alters only those sheets.  ``redrawn`` (digests of
+    tables and readings) takes a redrawn sheet cached apart by other code where there is one; the
+    sheets of ``reread`` are made and read with today's code in any case (a reader change that
+    alters only those sheets' inputs)."""
     out = []
     for name in names:
         for seed, count in RANGES[name]:
@@ -119,7 +125,12 @@ def load(names: list[str], key: tuple, reader, cached: dict[str, tuple[str, str]
                 sheets = ablation.tables(seed, count, sheet_options, TAG)
                 read = ablation.readings(seed, count, sheets, key, reader, TAG)
             for k, (s, _, _) in enumerate(sheets):
-                if s in redraw:
+                if s in redraw and s not in reread and redrawn and all(
+                        (ablation.WORK / f"{kind}-{s}-1-{TAG}-{d}.pkl").exists()
+                        for kind, d in zip(("tables", "readings"), redrawn, strict=True)):
+                    one, again = cached_files(s, 1, *redrawn)
+                    sheets[k], read[k] = one[0], again[0]
+                elif s in redraw or s in reread:
                     sheets[k] = ablation.tables(s, 1, sheet_options, TAG)[0]
                     read[k] = ablation.readings(s, 1, sheets[k:k + 1], key, reader, TAG)[0]
             out += [(s, truth, table, r)
@@ -469,6 +480,10 @@ def main(argv: list[str]) -> int:
     ap.add_argument("--leave-out", metavar="JSON", help="leave out the sheets this file gives a"
                     " non-empty list ({seed: [...]}, as bench.glyph_draws writes it: the sheets"
                     " written with one MNIST pool image)")
+    ap.add_argument("--redrawn", metavar="TABLES:READINGS", help="--redraw's sheets cached apart under"
+                    " these digests (by other code) where they are")
+    ap.add_argument("--reread", metavar="JSON", help="make and read again with this code the sheets"
+                    " this file gives a non-empty list (the sheets a reader change touches)")
     ap.add_argument("--redraw", metavar="JSON", help="make and read again the sheets this file gives"
                     " a non-empty list (bench.glyph_draws: those that drew a pool image the generator"
                     " now passes over), taking the others as cached")
@@ -484,7 +499,10 @@ def main(argv: list[str]) -> int:
         key, reader, settings = ablation.configure(spec)
         if key not in loaded:
             redraw = seed_list(args.redraw) if args.redraw else frozenset()
-            loaded[key] = {name: load([name], key, reader, cached, redraw) for name in names}
+            reread = seed_list(args.reread) if args.reread else frozenset()
+            redrawn = tuple(args.redrawn.split(":", 1)) if args.redrawn else None
+            loaded[key] = {name: load([name], key, reader, cached, redraw, redrawn, reread)
+                           for name in names}
             if args.leave_out:
                 out = seed_list(args.leave_out)
                 loaded[key] = {name: [d for d in data if d[0] not in out]

@@ -4,7 +4,16 @@ from __future__ import annotations
 
 import pytest
 
-from bench.bench_mistakes import RANGES, cached_files, false_flag_cause, parse_cached, seed_list
+from bench import bench_reader_ablation as ablation
+from bench.bench_mistakes import (
+    RANGES,
+    TAG,
+    cached_files,
+    false_flag_cause,
+    load,
+    parse_cached,
+    seed_list,
+)
 from scoring.sheet import CellReading, RowReading, SheetReading
 
 
@@ -46,3 +55,25 @@ def test_the_sheets_to_draw_again_are_those_given_a_non_empty_list(tmp_path):
     path.write_text('{"200005": ["220"], "200006": [], "200017": ["20", "1290"]}')
     assert seed_list(str(path)) == {200005, 200017}
     assert RANGES["held-out-7"] == [(200000, 100), (200100, 100)]
+    assert RANGES["held-out-8"] == [(210000, 100), (210100, 100)]
+
+
+def test_a_redrawn_sheet_cached_apart_by_other_code_is_taken_from_its_cache(tmp_path, monkeypatch):
+    """--redrawn: a range's cached readings with the sheets --redraw names taken from the files
+    other code cached each apart (no sheet made again)."""
+    import pickle
+
+    monkeypatch.setattr(ablation, "WORK", tmp_path)
+
+    def put(kind, seed, count, digest, data):
+        with open(tmp_path / f"{kind}-{seed}-{count}-{TAG}-{digest}.pkl", "wb") as fh:
+            pickle.dump(data, fh)
+
+    for first in (210000, 210100):
+        put("tables", first, 100, "T", [(s, {"old": s}, None) for s in range(first, first + 100)])
+        put("readings", first, 100, "R", [None] * 100)
+    put("tables", 210005, 1, "T1", [(210005, {"new": 1}, "table")])
+    put("readings", 210005, 1, "R1", ["reading"])
+    data = load(["held-out-8"], None, None, {"held-out-8": ("T", "R")}, frozenset({210005}), ("T1", "R1"))
+    assert len(data) == 200 and data[5] == (210005, {"new": 1}, "table", "reading")
+    assert data[6] == (210006, {"old": 210006}, None, None)
