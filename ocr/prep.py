@@ -60,11 +60,11 @@ def prepare_cut(grey: np.ndarray, settings: ReaderSettings = DEFAULT) -> tuple[n
     raw = (255.0 - g.astype(np.float32)) / 255.0
     top = float(raw.max())
     if top >= 0.2:
-        ink = np.clip(raw / max(top, 0.35), 0, 1)
-        mask = (ink > s.writing_ink).astype(np.uint8)
-        n, _, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
-        boxes = [stats[i] for i in range(1, n)
-                 if stats[i, cv2.CC_STAT_AREA] >= _mark_area(h, s) or stats[i, cv2.CC_STAT_HEIGHT] >= s.mark_tall * h]
+        ink, mask, boxes, writing_top = _marks(raw, top, h, s)
+        if boxes and writing_top < s.speck_darker * top:
+            # the darkest ink is a speck, not writing: normalised by it, grey writing's thin
+            # strokes fall apart below writing_ink (a thin 1 lost: "1370" read "370")
+            ink, mask, boxes, _ = _marks(raw, writing_top, h, s)
         if boxes:
             # writing a fax broke into specks beside these marks (not the specks around them)
             dotted = [d for d in _dotted_marks(ink, mask, h, s) if not any(_overlap(d, b) for b in boxes)]
@@ -79,6 +79,18 @@ def prepare_cut(grey: np.ndarray, settings: ReaderSettings = DEFAULT) -> tuple[n
         return out, None
     out, cut = _cut_to(ink, boxes, out, s)
     return out, replace(cut, second_look=True)
+
+
+def _marks(raw: np.ndarray, top: float, h: int, s: ReaderSettings) -> tuple:
+    """``raw`` ink normalised by ``top`` (at least 0.35), its writing mask, the marks of it that
+    count as writing (rows of connectedComponentsWithStats' stats) and the darkest raw ink in them."""
+    ink = np.clip(raw / max(top, 0.35), 0, 1)
+    mask = (ink > s.writing_ink).astype(np.uint8)
+    n, labels, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
+    counts = [i for i in range(1, n)
+              if stats[i, cv2.CC_STAT_AREA] >= _mark_area(h, s) or stats[i, cv2.CC_STAT_HEIGHT] >= s.mark_tall * h]
+    darkest = float(np.max(raw[np.isin(labels, counts)])) if counts else 0.0
+    return ink, mask, [stats[i] for i in counts], darkest
 
 
 def clear_rulings(grey: np.ndarray, settings: ReaderSettings = DEFAULT) -> np.ndarray:

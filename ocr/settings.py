@@ -307,6 +307,9 @@ class ReaderSettings:
     writing_ink: float = 0.35  # ink (0 paper .. 1 the cell's darkest) above this is writing ...
     mark_tall: float = 0.3  # ... a mark of it counts when this share of the cell's height tall
     mark_area: float = 0.008  # ... or holding this many pixels x the height squared (>= 4)
+    # a cell is normalised by its writing's darkest ink, not a speck's, where that is under this
+    # share of the cell's darkest (by a black speck, grey writing's thin 1 fell apart: 1370 as 370)
+    speck_darker: float = 0.7
     # the second look at a cell the first finds empty: writing at least this dark at the cell's
     # 99.5th percentile of ink (a robust "darkest" that one black speck does not set) ...
     faint_top: float = 0.1

@@ -59,6 +59,22 @@ def test_prepare_finds_faint_and_speckled_writing():
     assert np.array_equal(prepare_cut(_written(0))[0], prepare(_written(0)))
 
 
+def test_prepare_normalises_grey_writing_by_its_own_ink_not_a_black_speck():
+    """Grey writing the first look finds beside a black speck (160171: ink 0.4, a speck 0.88 at the
+    cell's top; the thin 1 of "1370" fell below the writing threshold and was cut off, read "370"):
+    the input is the one the writing gives without the speck."""
+    grey = _written(140)  # ink 0.45: the first look finds it even beside the speck
+    speck = grey.copy()
+    speck[2:4, 30:32] = 0  # a black speck at the top, left of the writing
+    x, cut = prepare_cut(speck)
+    assert cut is not None and not cut.second_look
+    assert np.array_equal(x, prepare(grey))
+    # writing as dark as the speck keeps the speck's scale (nothing to correct)
+    dark = _written(0)
+    dark[2:4, 30:32] = 0
+    assert np.array_equal(prepare(dark), prepare(_written(0)))
+
+
 def test_prepare_keeps_a_dotted_digit_beside_a_solid_one():
     """A fax breaks one digit into specks each too small to count and leaves its neighbour solid
     (bench sheet 60005, "50" read "5"): the cut takes in the dotted digit, not only the solid one."""
