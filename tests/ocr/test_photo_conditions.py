@@ -323,3 +323,15 @@ def test_pass_twos_crossings_are_kept_across_its_thickened_rulings():
     page, truth = photo3d(8009)
     assert cells_right(_table(page), truth) == ""
     assert "wrong place" in cells_right(_table(page, GeometrySettings(dewarp_node_slack_px=0.0)), truth)
+
+
+def test_a_split_header_row_holding_a_label_cell_is_not_deal_1_when_the_tables_ends_say_so(monkeypatch):
+    """A 3-D scene (seed 19034, pitched 25 deg, print unread): the header's two-row deal-number
+    cell is placed in the split row, so thirty deal-like rows start there and every row came out
+    one deal off.  The header lies right above the next row and the table ends under the row thirty
+    rows on: those are deals 1-30."""
+    import ocr.table.lattice as lattice_mod
+    page, truth = photo3d(19034)
+    assert cells_right(_table(page), truth) == ""
+    monkeypatch.setattr(lattice_mod, "_framed", lambda *a: None)
+    assert "wrong place" in cells_right(_table(page), truth)
