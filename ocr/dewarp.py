@@ -265,11 +265,13 @@ def second_grid(grey: np.ndarray, level: int, model: TableModel, grid: TableGrid
     if (found is None or found.cells < grid.cells) and settings.dewarp_thick_retry and rows < DEALS:
         # a far sheet's rough image is enlarged to dewarp_rough_px a row: its mask's rulings
         # (blurred, then drawn thick) lie nearly as thick as its cells are high and part them.
-        # Linked across them, the lattice is taken for the rows it adds to one short of the table
-        # (reaching across a thick ruling can also join a narrow column to the next)
+        # Linked across them, the lattice is taken for the rows it adds to one short of the table,
+        # when it holds rows enough to pin a curl (reaching across a thick ruling can also join a
+        # narrow column to the next; a few rows extrapolated to thirty drift)
         thick = find_grid(mask, settings, down=np.array([0.0, 1.0]), thick=True,
                           slack=settings.dewarp_node_slack_px, slack_rows=settings.dewarp_slack_rows)
-        if thick is not None and thick.shape[0] > grid.shape[0] and thick.shape[1] <= N_COLS:
+        if (thick is not None and thick.shape[0] > max(grid.shape[0], settings.dewarp_grown_rows - 1)
+                and thick.shape[1] <= N_COLS):
             found = _spaced_widths(thick)
     if found is None or found.cells < grid.cells:
         return None
@@ -330,6 +332,7 @@ def straighten_photo(page: Page, settings: GeometrySettings | None = None) -> St
         refined = fit_model(better, settings)
         if refined is not None:
             grid, model = better, refined
+    before = grid, model
     for _ in range(settings.dewarp_regrow):
         # a lattice of part of the table (a far sheet's few columns): its model, fitted to that part,
         # straightens the rest badly; refitted to the larger lattice pass two found, it does better
@@ -342,6 +345,10 @@ def straighten_photo(page: Page, settings: GeometrySettings | None = None) -> St
         if refined is None:
             break
         grid, model = better, refined
+    if grid is not before[0] and grid.shape[0] < settings.dewarp_grown_rows:
+        # grown, but still too few rows to pin the sheet's curl: the rows the canvas places past
+        # them drift (a row off twenty rows on); the lattice as found stands
+        grid, model = before
     rows, cols = grid.shape
     xs, ys = model.xs, model.ys
     found = grid.found.copy()

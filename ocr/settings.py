@@ -191,6 +191,9 @@ class GeometrySettings:
     #   straightens the rest of a far sheet too badly for its rulings to link
     dewarp_regrow: int = 3
     dewarp_regrow_gain: float = 1.25  # ... by at least this factor in cells
+    # a lattice grown either way is kept only with this many rows: fewer, extrapolated to thirty
+    #   on a far sheet, drift a row off (as dewarp_quadratic_rows: enough to pin a curl)
+    dewarp_grown_rows: int = 12
     dewarp_tilt_px: int = 3  # rulings on the rough image may tilt this many pixels over an opening
     # a horizontal (vertical) ruling runs at least
     dewarp_ruling_rows: tuple[float, float] = (2.5, 5.0)
