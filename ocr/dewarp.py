@@ -24,6 +24,7 @@ import numpy as np
 from ocr.data import Page, StraightPage, TableRulings
 from ocr.grid import TableGrid, background, find_grid, flatten_light
 from ocr.settings import GeometrySettings
+from ocr.table.common import DEALS, N_COLS
 
 
 @dataclass
@@ -222,6 +223,22 @@ def rulings_only(ink: np.ndarray, per: float, settings: GeometrySettings) -> np.
     return cv2.bitwise_and(cv2.bitwise_or(hz, vt), cv2.dilate(ink, rect(cv2.MORPH_RECT, (3, 3))))
 
 
+def _spaced_widths(grid: TableGrid) -> TableGrid:
+    """``grid`` with its column widths (in row heights) measured between its crossings: a lattice
+    linked across thick rulings has cells shorter, for the rulings' thickness, than their rows are
+    apart, so its cells' own proportions make the columns too wide."""
+    n = grid.nodes
+    across = np.hypot(*np.moveaxis(n[:, 1:] - n[:, :-1], -1, 0))
+    down = np.hypot(*np.moveaxis(n[1:] - n[:-1], -1, 0))
+    if not np.isfinite(down).any() or not np.isfinite(across).any():
+        return grid
+    pitch = float(np.nanmedian(down))
+    with np.errstate(all="ignore"):
+        widths = np.array([np.nanmedian(col) if np.isfinite(col).any() else np.nan for col in across.T]) / pitch
+    widths = np.where(np.isfinite(widths), widths, grid.widths)
+    return TableGrid(grid.nodes, grid.count, widths, grid.cells, grid.found)
+
+
 def second_grid(grey: np.ndarray, level: int, model: TableModel, grid: TableGrid,
                 settings: GeometrySettings) -> TableGrid | None:
     """Pass two: the table roughly straightened by ``model``, its lattice found from the rulings
@@ -242,8 +259,20 @@ def second_grid(grey: np.ndarray, level: int, model: TableModel, grid: TableGrid
     rough = warp(grey, g, step, size)
     ink = cv2.threshold(rough, level, 255, cv2.THRESH_BINARY_INV)[1]
     # the slack for the mask's thick rulings on a lattice of most of the table only (measured there)
-    found = find_grid(rulings_only(ink, per, settings), settings, down=np.array([0.0, 1.0]),
+    mask = rulings_only(ink, per, settings)
+    found = find_grid(mask, settings, down=np.array([0.0, 1.0]),
                       slack=settings.dewarp_node_slack_px, slack_rows=settings.dewarp_slack_rows)
+    if (found is None or found.cells < grid.cells) and settings.dewarp_thick_retry and rows < DEALS:
+        # a far sheet's rough image is enlarged to dewarp_rough_px a row: its mask's rulings
+        # (blurred, then drawn thick) lie nearly as thick as its cells are high and part them.
+        # Linked across them, the lattice is taken for the rows it adds to one short of the table,
+        # when it holds rows enough to pin a curl (reaching across a thick ruling can also join a
+        # narrow column to the next; a few rows extrapolated to thirty drift)
+        thick = find_grid(mask, settings, down=np.array([0.0, 1.0]), thick=True,
+                          slack=settings.dewarp_node_slack_px, slack_rows=settings.dewarp_slack_rows)
+        if (thick is not None and thick.shape[0] > max(grid.shape[0], settings.dewarp_grown_rows - 1)
+                and thick.shape[1] <= N_COLS):
+            found = _spaced_widths(thick)
     if found is None or found.cells < grid.cells:
         return None
     w = found.widths
@@ -303,6 +332,23 @@ def straighten_photo(page: Page, settings: GeometrySettings | None = None) -> St
         refined = fit_model(better, settings)
         if refined is not None:
             grid, model = better, refined
+    before = grid, model
+    for _ in range(settings.dewarp_regrow):
+        # a lattice of part of the table (a far sheet's few columns): its model, fitted to that part,
+        # straightens the rest badly; refitted to the larger lattice pass two found, it does better
+        # (a few cells more are the same lattice cut again, its column widths drifting: not taken)
+        if grid.shape[1] >= N_COLS and grid.shape[0] >= DEALS:
+            break
+        better = second_grid(grey, level, model, grid, settings)
+        grows = better is not None and better.cells >= settings.dewarp_regrow_gain * grid.cells
+        refined = fit_model(better, settings) if grows else None
+        if refined is None:
+            break
+        grid, model = better, refined
+    if grid is not before[0] and grid.shape[0] < settings.dewarp_grown_rows:
+        # grown, but still too few rows to pin the sheet's curl: the rows the canvas places past
+        # them drift (a row off twenty rows on); the lattice as found stands
+        grid, model = before
     rows, cols = grid.shape
     xs, ys = model.xs, model.ys
     found = grid.found.copy()

@@ -182,6 +182,18 @@ class GeometrySettings:
     #   crossing lie this much further apart than on the photo, and still mark one crossing ...
     dewarp_node_slack_px: float = 4.0
     dewarp_slack_rows: int = 24  # ... on a lattice of at least this many rows
+    # pass two's mask, when its cells at the usual reach make less than pass one's lattice, is
+    #   linked again across thick rulings (grid_link_thick): a far sheet's rough image enlarged to
+    #   dewarp_rough_px a row draws its blurred rulings nearly as thick as its cells
+    dewarp_thick_retry: bool = True
+    # pass two runs again this many times at most on its own lattice while that holds part of the
+    #   table (fewer than six columns or thirty rows) and grows: the model of a few columns
+    #   straightens the rest of a far sheet too badly for its rulings to link
+    dewarp_regrow: int = 3
+    dewarp_regrow_gain: float = 1.25  # ... by at least this factor in cells
+    # a lattice grown either way is kept only with this many rows: fewer, extrapolated to thirty
+    #   on a far sheet, drift a row off (as dewarp_quadratic_rows: enough to pin a curl)
+    dewarp_grown_rows: int = 12
     dewarp_tilt_px: int = 3  # rulings on the rough image may tilt this many pixels over an opening
     # a horizontal (vertical) ruling runs at least
     dewarp_ruling_rows: tuple[float, float] = (2.5, 5.0)

@@ -110,6 +110,11 @@ def structural_labels(rulings: TableRulings, ruled_above: Callable[[int], bool |
     if sum(like) == DEALS:
         start = like.index(True)
         if all(like[start:start + DEALS]):
+            # unless the header's two rows lie right above another of the top two rows and the table
+            # ends under that row's thirtieth: the split row holds a label cell (the header's
+            # deal-number cell, two rows high, placed in it) and deal 30 lost its score cells
+            framed = _framed(found, headed, ends_below)
+            start = start if framed is None else framed
             return [str(i - start + 1) if start <= i < start + DEALS else None for i in range(n)]
     # thirty rows, the first a deal row (split rulings above it), the last with a label cell (not a
     # Total row): deals 1-30, however many of their cells the glare or the writing merged
@@ -123,6 +128,21 @@ def structural_labels(rulings: TableRulings, ruled_above: Callable[[int], bool |
     first = next((i for i in range(min(3, n - 1)) if split(i) and full(i + 1)), None)
     if first is not None:
         return [str(i - first) if 1 <= i - first <= DEALS else None for i in range(n)]
+    return None
+
+
+def _framed(found: np.ndarray, headed: Callable[[int], bool] | None,
+            ends_below: Callable[[int], bool] | None) -> int | None:
+    """The row of deal 1 when the table's two ends agree on it: the header's two rows right above
+    one of the lattice's top two rows, and the table's end right under the row thirty rows on (its
+    label cell found); None when they do not both say so."""
+    if headed is None or ends_below is None:
+        return None
+    n = found.shape[0]
+    for top in range(min(2, n)):
+        last = top + DEALS - 1
+        if last < n and (found[last, 0] or found[last, 1]) and headed(top) and ends_below(last):
+            return top
     return None
 
 

@@ -133,3 +133,19 @@ def test_the_scoring_tables_lattice_is_not_taken_for_the_deal_table():
         _ruled(own, part, 7, pitch, (40.0, 40.0))
         got = find_grid(own, GeometrySettings())
         assert got is not None and got.shape == (7, len(part)), part
+
+
+def test_a_lattice_linked_across_thick_rulings_takes_its_widths_from_its_crossings():
+    """Linked across rulings 6 px thick, the cells are 12 px high for rows 18 px apart: their own
+    proportions make every column half as wide again; measured between the lattice's crossings,
+    the widths are the table's."""
+    from ocr.dewarp import _spaced_widths
+
+    ink, _ = _drawn_table(0.0, pitch=18.0, ruling=6)
+    # (the inner crossings kept across the rulings' thickness, as pass two keeps them)
+    grid = find_grid(ink, GeometrySettings(), thick=True, slack=8.0, slack_rows=24)
+    assert grid is not None and grid.shape == (31, 6)
+    assert np.abs(grid.widths / WIDTHS - 1).max() > 0.4  # the cells' proportions: far too wide
+    spaced = _spaced_widths(grid)
+    assert np.abs(spaced.widths / WIDTHS - 1).max() < 0.2  # (the drawing's pixels: the narrowest 15 % off)
+    assert spaced.nodes is grid.nodes and spaced.cells == grid.cells

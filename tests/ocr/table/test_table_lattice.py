@@ -211,3 +211,18 @@ def test_the_last_rows_over_the_tables_end_are_named_from_deal_30(total):
     assert not ends_below(img, higher, 19, settings)
     assert structural_labels(higher, lambda i: ruled_above(img, higher, i, settings),
                              lambda i: ends_below(img, higher, i, settings)) is None
+
+
+def test_thirty_deal_like_rows_are_named_from_the_tables_two_ends_when_both_agree():
+    """The header's deal-number cell, two rows high, placed in the split row, makes that row look
+    like a deal row; deal 30 lost its score cells.  Thirty deal-like rows then start at the split
+    row, one deal off -- unless the header lies right above row 1 and the table ends under row 30."""
+    found = np.ones((31, 6), bool)
+    found[0] = [1, 0, 1, 1, 1, 0]  # the split row: score cells and the header's label cell
+    found[30] = [1, 0, 0, 0, 1, 0]  # deal 30: its label cell, most score cells merged
+    deals = [None] + [str(d) for d in range(1, 31)]
+    assert structural_labels(_rulings(found), None, lambda i: i == 30, lambda i: i == 1) == deals
+    # either end alone does not move the naming
+    alone = [str(d) for d in range(1, 31)] + [None]
+    assert structural_labels(_rulings(found), None, lambda i: False, lambda i: i == 1) == alone
+    assert structural_labels(_rulings(found), None, lambda i: i == 30, lambda i: False) == alone
