@@ -68,6 +68,12 @@ class GeometrySettings:
     faded_min_contrast: float = 40.0
     glare_level: int = 250  # a photo pixel this bright in every channel is burnt out by glare ...
     glare_cover: float = 0.05  # ... and a faded cell this much burnt out is under glare
+    # ... unless its writing keeps this many grey levels (the paper burns out long before the ink:
+    #   writing the glare dimmed all over the cell, the spot's rim, is read) ...
+    glare_ink_contrast: float = 40.0
+    # ... but fewer than this (writing as dark as outside the glare, beside burnt paper: a spot's
+    #   hard edge cuts it, and the spot may hide the rest)
+    glare_ink_most: float = 110.0
     # a faded cell whose writing is this many grey levels darker than its paper on the photo is read
     #   (a pen's stroke outlasts a 1-px ruling; a washed-out cell keeps < 30: samples/photo.py),
     #   counted as if the paper were white (in dim light the writing's contrast shrinks with it)

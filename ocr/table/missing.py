@@ -59,8 +59,12 @@ def faded_cells(straight: StraightPage, grey: np.ndarray, rows: list[Row], label
     picture out, or the light or focus fails) the writing has faded with them.  A cell's ruling
     contrast is the darkness of its top and bottom rulings (the darkest of a band around each, on
     the light-flattened ``grey``); faded is below GeometrySettings.faded_share of the table's
-    median.  Glare, when the picture itself is burnt out over part of it (the part hides what is
-    written there, whatever the rest shows); else too faint to read -- unless its own writing
+    median.  Glare, when the picture itself is burnt out over part of it (the part may hide what
+    is written there) -- unless its writing keeps GeometrySettings.glare_ink_contrast grey levels
+    but less than glare_ink_most: the paper burns out at a far weaker glare than the pen's ink,
+    and writing the glare has dimmed but not washed out is dimmed alike all over the cell (the
+    rim of the spot), while writing as dark as out of the glare beside burnt paper lies beside a
+    spot that may hide the rest of it.  Else too faint to read -- unless its own writing
     keeps GeometrySettings.faded_ink_contrast grey levels on the photo (its darkest channel, the
     light not divided out): a 1-px printed ruling blurs away long before a pen's wider stroke."""
     if len(rows) < 4:
@@ -76,7 +80,10 @@ def faded_cells(straight: StraightPage, grey: np.ndarray, rows: list[Row], label
         for c, (b, key) in enumerate(zip(row[1:], order, strict=True)):
             if contrast[r, c] < settings.faded_share * typical:
                 if bright is not None and _share(bright, b) >= settings.glare_cover:
-                    out[(label, key)] = Missing.GLARE
+                    ink = _ink_contrast(raw, b)
+                    if not settings.glare_ink_contrast <= ink < settings.glare_ink_most:
+                        out[(label, key)] = Missing.GLARE
+                    # else the glare dimmed the writing all over the cell and it still shows: read it
                 elif raw is None or _ink_contrast(raw, b) < settings.faded_ink_contrast:
                     out[(label, key)] = Missing.UNREADABLE
                 # else its writing shows, out of the glare: read it

@@ -120,3 +120,28 @@ def test_rows_named_by_their_agreeing_printed_numbers_need_no_legible_headers():
     page, truth = photo3d(10033)
     table = _table(page, GeometrySettings())
     _assert_every_deal_cell_in_place(table, truth)
+
+
+def test_writing_the_glare_dimmed_but_left_is_read_not_named_under_glare():
+    """A 3-D scene (samples/photo3d.py 11000) whose specular spot burns the paper out over half of
+    deals 22-27's score cells (every channel >= 250) while the blue writing there keeps 50-80 grey
+    levels: the paper burns out at a far weaker glare than the ink, and a person reads those cells.
+    They are cut where they are, not named "glare over deals ...".  Blank cells there whose paper
+    is burnt (24 and 26's E/W, nothing written, 5-8 levels) stay named; the wide span's glare spot
+    cutting dark writing stays named: tests/ocr/test_photo_conditions.py's glare test."""
+    page, truth = photo3d(11000)
+    dimmed = [("22", "cum_ew"), ("23", "ew"), ("23", "cum_ns"), ("23", "cum_ew"), ("24", "cum_ns"),
+              ("25", "ew"), ("25", "cum_ns"), ("26", "cum_ns"), ("27", "cum_ew")]
+    quads = {(c["row"], c["key"]): c["quad"] for c in truth["cells"]}
+    table = _table(page, GeometrySettings())
+    glare = {(str(d), k) for m in table.missing if m.reason == Missing.GLARE for d in m.deals for k in m.keys}
+    assert ("24", "ew") in glare and ("26", "ew") in glare
+    for row, key in dimmed:
+        cell = table.cell(row, key)
+        assert cell is not None, (row, key)
+        centre = tuple(float(v) for v in cell.quad.mean(axis=0))
+        assert cv2.pointPolygonTest(np.array(quads[(row, key)], np.float32), centre, False) >= 0
+    # without the writing's own contrast, every one of them was named under glare
+    named = _table(page, GeometrySettings(glare_ink_contrast=1e9))
+    before = {(str(d), k) for m in named.missing if m.reason == Missing.GLARE for d in m.deals for k in m.keys}
+    assert set(dimmed) <= before

@@ -1,0 +1,128 @@
+"""Phone photos through the whole read: where the written numbers that come out wrong go wrong.
+For each written (non-zero) number of the deals a photo shows and the glare does not wash out
+(bench_photo.py's "numbers right"), on photos whose table is found: right, or
+
+- ``named missing``: its cell is in the table's missing list (under glare, too faint), not read;
+- ``not cut``: no cell for it (and not named missing);
+- ``read blank``: the reader found nothing written there, and the reconciliation did not fill it;
+- ``misread, kept``: the reader's best reading is wrong and the reconciled sheet gives it;
+- ``misread, changed wrong``: the reader's best is wrong and the reconciliation put another wrong
+  value;
+- ``read right, changed``: the reader's best is right and the reconciliation changed it;
+- ``filled wrong``: named missing / blank / not cut, and the reconciliation put a wrong value.
+
+(A number whose reading was wrong and which the reconciliation set right counts right.)  Counted
+separately for photos cut right (bench_photo.py's cut_right) and those found but cut wrong.
+
+    OMP_THREAD_LIMIT=1 .venv/bin/python bench/bench_photo_numbers.py DIR [DIR ...] [--json OUT.json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from collections import Counter
+from pathlib import Path
+
+os.environ.setdefault("OMP_THREAD_LIMIT", "1")
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bench"))
+
+from ocr.data import InputError  # noqa: E402
+from ocr.load import load_pages  # noqa: E402
+from ocr.page import straighten  # noqa: E402
+from ocr.settings import GeometrySettings  # noqa: E402
+from ocr.table import find_table  # noqa: E402
+
+NUMBER_KEYS = ("ns", "ew", "cum_ns", "cum_ew")
+
+
+def classify(path: Path, truth: dict, settings: GeometrySettings) -> dict:
+    """One photo: found, cut right, and each written number's class."""
+    import bench_photo as bp
+
+    from ocr.read import read_table
+    from scoring.reconcile import reconcile
+
+    try:
+        table = find_table(straighten(load_pages(path)[0], settings), settings)
+    except InputError:
+        return {"source": path.name, "found": False, "right": False, "numbers": {}}
+    right, why = bp.cut_right(table, truth)
+    reading = read_table(table)
+    sheet = reconcile(reading, explain=False).to_json()
+    got = {r["deal"]: r for r in sheet["rows"]}
+    read = {r.deal: r.cells for r in reading.rows}
+    missing = {(d, k) for m in table.missing for d in m.deals for k in m.keys}
+    cut = {(c.row, c.key) for c in table.cells}
+    shown = set(truth["visible_deals"]) - set(truth["glare_deals"])
+    out: Counter = Counter()
+    wrong = []
+    for want in truth["rows"]:
+        deal = want["deal"]
+        if deal not in shown:
+            continue
+        for key in NUMBER_KEYS:
+            if not want[key]:
+                continue
+            final = got.get(deal, {}).get(key)
+            cell = read.get(deal, {}).get(key)
+            best = None if cell is None or cell.blank else cell.best
+            if final == want[key]:
+                cls = "right"
+            elif (deal, key) in missing:
+                cls = "named missing" if final is None else "filled wrong"
+            elif (str(deal), key) not in cut:
+                cls = "not cut" if final is None else "filled wrong"
+            elif best is None:
+                cls = "read blank" if final in (None, 0) else "filled wrong"
+            elif best == want[key]:
+                cls = "read right, changed"
+            else:
+                cls = "misread, kept" if final == best else "misread, changed wrong"
+            out[cls] += 1
+            if cls != "right":
+                wrong.append([deal, key, want[key], best, final, cls])
+    return {"source": path.name, "found": True, "right": right, "why": why, "numbers": dict(out), "wrong": wrong}
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("dirs", type=Path, nargs="+")
+    p.add_argument("--json", type=Path)
+    args = p.parse_args(argv)
+    from ocr import tess
+    from ocr.ensemble import default_net
+
+    tess.backend()
+    default_net()
+    settings = GeometrySettings()
+    results = []
+    for d in args.dirs:
+        for tp in sorted(d.glob("*.truth.json")):
+            truth = json.loads(tp.read_text())
+            r = classify(d / truth["source"], truth, settings)
+            r["dir"] = d.name
+            results.append(r)
+            print(f"{d.name}/{r['source']}: right={r['right']} {r['numbers']}", flush=True)
+    for name, want in (("cut right", True), ("found, cut wrong", False)):
+        rs = [r for r in results if r["found"] and r["right"] == want]
+        total = Counter()
+        for r in rs:
+            total.update(r["numbers"])
+        n = sum(total.values())
+        print(f"\n{name}: {len(rs)} photos, {n} written numbers, right {total['right']} "
+              f"({100.0 * total['right'] / max(1, n):.1f} %)")
+        for cls, k in total.most_common():
+            if cls != "right":
+                print(f"  {k:5d}  {cls}  (photos: {sum(1 for r in rs if r['numbers'].get(cls))})")
+    if args.json:
+        args.json.write_text(json.dumps(results, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
