@@ -73,40 +73,34 @@ def rescan_doubtful(rows: list[RowReading], settings: ReconcileSettings = DEFAUL
     """On a sheet sent back for a rescan: is a numbers mistake resting on a cell -- its own, the
     deal's score, the cumulative before -- that the reader read less surely than rescan_sure
     (writing that is really doubtful: a question, not a flag)?"""
-    index = {r.deal: i for i, r in enumerate(rows)}
-    sure = settings.verdicts.rescan_sure
-
-    def doubtful(m: Mistake) -> bool:
-        i = index.get(m.deal)
-        if sure <= 0 or m.kind not in ("cumulative", "score") or i is None \
-                or m.side not in ("ns", "ew"):
-            return False
-        where = [(i, m.column or m.side), (i, m.side)] + ([(i - 1, "cum_" + m.side)] if i else [])
-        for j, col in where:
-            cell = rows[j].cells.get(col)
-            if cell is not None and not cell.blank and (
-                    not cell.candidates or cell.best is None or cell.confidence < sure):
-                return True
-        return False
-
-    return doubtful
+    return _doubtful(rows, settings.verdicts.rescan_sure, resting_on=True)
 
 
 def own_doubtful(rows: list[RowReading], settings: ReconcileSettings = DEFAULT):
     """Is a numbers mistake's own cell -- the cumulative or score it names -- read less surely than
     own_sure?  Then the writing there is doubtful, not legible: a question, not a flag (a fax's
     "600" read "0" at 0.3 is as likely the reader's loss as the players' slip)."""
+    return _doubtful(rows, settings.verdicts.own_sure, resting_on=False)
+
+
+def _doubtful(rows: list[RowReading], sure: float, resting_on: bool):
+    """The predicate of the two above: a numbers mistake whose own cell (with ``resting_on`` also
+    the deal's score and the cumulative before) holds writing read less surely than ``sure``."""
     index = {r.deal: i for i, r in enumerate(rows)}
-    sure = settings.verdicts.own_sure
+
+    def unsure(cell) -> bool:
+        return cell is not None and not cell.blank and (
+            not cell.candidates or cell.best is None or cell.confidence < sure)
 
     def doubtful(m: Mistake) -> bool:
         i = index.get(m.deal)
         if sure <= 0 or m.kind not in ("cumulative", "score") or i is None \
                 or m.side not in ("ns", "ew"):
             return False
-        cell = rows[i].cells.get(m.column or m.side)
-        return cell is not None and not cell.blank and (
-            not cell.candidates or cell.best is None or cell.confidence < sure)
+        where = [(i, m.column or m.side)]
+        if resting_on:
+            where += [(i, m.side)] + ([(i - 1, "cum_" + m.side)] if i else [])
+        return any(unsure(rows[j].cells.get(col)) for j, col in where)
 
     return doubtful
 
