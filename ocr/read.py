@@ -29,6 +29,20 @@ LETTER_SYMBOLS = "NESW"
 DEFAULT = ReaderSettings()
 
 
+def _stretch(grey: np.ndarray, s: ReaderSettings) -> np.ndarray:
+    """A photographed number cell with its ink scaled so that its 99.9th percentile is full ink,
+    at most ``photo_stretch_max`` times; a cell whose percentile is under ``photo_stretch_min``
+    grey levels is left as it is.  Pale pencil on a far photo keeps 0.1-0.3 of full ink: cut by
+    prepare_cut's thresholds (relative to at least 0.35 of full ink) in part or not at all."""
+    if s.photo_stretch_max <= 1:
+        return grey
+    ink = 255.0 - grey.astype(np.float32)
+    top = float(np.percentile(ink, 99.9))
+    if top < s.photo_stretch_min:
+        return grey
+    return (255 - np.clip(ink * min(255.0 / top, s.photo_stretch_max), 0, 255)).astype(np.uint8)
+
+
 def read_table(table: Table, net: CellReader | None = None, settings: ReaderSettings = DEFAULT,
                second: LineReader | None = None) -> SheetReading:
     """Read every cell of ``table``: numbers and dealer letters with N-best candidates.
@@ -46,8 +60,8 @@ def read_table(table: Table, net: CellReader | None = None, settings: ReaderSett
     inputs = np.zeros((len(cells), HEIGHT, WIDTH), np.float32)
     cuts = []
     for k, (_, cell) in enumerate(cells):
-        inputs[k], cut = prepare_cut(clear_rulings(cell.image, settings) if photo and cell.key != "dealer"
-                                       else cell.image, settings)
+        inputs[k], cut = prepare_cut(clear_rulings(_stretch(cell.image, settings), settings)
+                                     if photo and cell.key != "dealer" else cell.image, settings)
         cuts.append(cut)
     inked = np.flatnonzero(inputs.reshape(len(cells), -1).max(axis=1) > 0) if cells else np.zeros(0, int)
     dealers = [k for k in inked if cells[k][1].key == "dealer"]

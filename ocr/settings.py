@@ -353,6 +353,12 @@ class ReaderSettings:
     photo_ruling_edge: float = 0.15
     photo_ruling_long: float = 1.0
     photo_ruling_band: float = 0.3
+    # a photographed number cell's ink is first scaled so that its 99.9th percentile is full ink,
+    # at most this many times (1: off): pale pencil on a far photo was cut in part or read blank
+    # (looked-at 3-D 19000-19039: written cells read right 1888 -> 1913, blank cells the same) ...
+    photo_stretch_max: float = 3.0
+    # ... unless that percentile is under this many grey levels (an empty cell's noise stays)
+    photo_stretch_min: float = 25.0
 
     # -- the cell networks and the digit network (ocr/cellnet.py, ocr/digitnet.py, ocr/ensemble.py)
     # a network runs only as wide as the writing plus this many empty columns (the frames beyond

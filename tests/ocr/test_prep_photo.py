@@ -102,3 +102,23 @@ def _nets_only():
 
     # the same networks on both tables (the photo networks would read a photo's cells): the cut alone differs
     return ReaderSettings(use_second=False, photo_networks=False)
+
+
+@pytest.mark.parametrize(("digits", "seed"), [("130", 5), ("690", 3)])
+def test_pale_pencil_on_a_photo_is_read_whole(digits, seed):
+    """Pencil on a far phone photo keeps a fifth of full ink or less, its first digit lighter
+    still: cut at the cell's usual thresholds the pale 1 or 6 fell out ("130" read "30").  A
+    photographed number cell's ink is stretched to full first (ReaderSettings.photo_stretch_max);
+    with it off the first digit is lost, and a scan's cell is read as it is."""
+    from dataclasses import replace
+
+    cell = _number(digits, seed)
+    scale = np.full(cell.shape, 0.2, np.float32)
+    scale[:, :58] = 0.06  # the first digit (written from column 40) paler
+    pale = (255 - scale * (255 - cell.astype(np.float32))).astype(np.uint8)
+    on = read_table(_table([pale, cell], photo=True), settings=_nets_only())
+    assert on.rows[0].cells["ns"].best == int(digits)
+    off = replace(_nets_only(), photo_stretch_max=1.0)
+    assert read_table(_table([pale, cell], photo=True), settings=off).rows[0].cells["ns"].best == int(digits[1:])
+    scan = read_table(_table([pale, cell], photo=False), settings=_nets_only())
+    assert scan.rows[0].cells["ns"].best == int(digits[1:])
