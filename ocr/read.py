@@ -20,27 +20,13 @@ from ocr.data import DEAL_COLUMNS, Table
 from ocr.ensemble import CellReader, default_net, number_strings, photo_net, variant_odds
 from ocr.partial import add_missing, missing_meta
 from ocr.ppocr import LineReader, default_reader, mark, read_line
-from ocr.prep import HEIGHT, WIDTH, Cut, clear_rulings, prepare_cut
+from ocr.prep import HEIGHT, WIDTH, Cut, clear_rulings, prepare_cut, stretch_photo_ink
 from ocr.printed import read_fields
 from ocr.settings import ReaderSettings
 from scoring.sheet import Candidate, CellReading, RowReading, SheetReading
 
 LETTER_SYMBOLS = "NESW"
 DEFAULT = ReaderSettings()
-
-
-def _stretch(grey: np.ndarray, s: ReaderSettings) -> np.ndarray:
-    """A photographed number cell with its ink scaled so that its 99.9th percentile is full ink,
-    at most ``photo_stretch_max`` times; a cell whose percentile is under ``photo_stretch_min``
-    grey levels is left as it is.  Pale pencil on a far photo keeps 0.1-0.3 of full ink: cut by
-    prepare_cut's thresholds (relative to at least 0.35 of full ink) in part or not at all."""
-    if s.photo_stretch_max <= 1:
-        return grey
-    ink = 255.0 - grey.astype(np.float32)
-    top = float(np.percentile(ink, 99.9))
-    if top < s.photo_stretch_min:
-        return grey
-    return (255 - np.clip(ink * min(255.0 / top, s.photo_stretch_max), 0, 255)).astype(np.uint8)
 
 
 def read_table(table: Table, net: CellReader | None = None, settings: ReaderSettings = DEFAULT,
@@ -60,7 +46,7 @@ def read_table(table: Table, net: CellReader | None = None, settings: ReaderSett
     inputs = np.zeros((len(cells), HEIGHT, WIDTH), np.float32)
     cuts = []
     for k, (_, cell) in enumerate(cells):
-        inputs[k], cut = prepare_cut(clear_rulings(_stretch(cell.image, settings), settings)
+        inputs[k], cut = prepare_cut(clear_rulings(stretch_photo_ink(cell.image, settings), settings)
                                      if photo and cell.key != "dealer" else cell.image, settings)
         cuts.append(cut)
     inked = np.flatnonzero(inputs.reshape(len(cells), -1).max(axis=1) > 0) if cells else np.zeros(0, int)
