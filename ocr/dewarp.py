@@ -22,7 +22,7 @@ import cv2
 import numpy as np
 
 from ocr.data import Page, StraightPage, TableRulings
-from ocr.grid import TableGrid, background, find_grid, flatten_light
+from ocr.grid import TableGrid, background, find_cells, find_grid, flatten_light, grid_of
 from ocr.settings import GeometrySettings
 from ocr.table.common import DEALS, N_COLS
 
@@ -259,17 +259,17 @@ def second_grid(grey: np.ndarray, level: int, model: TableModel, grid: TableGrid
     rough = warp(grey, g, step, size)
     ink = cv2.threshold(rough, level, 255, cv2.THRESH_BINARY_INV)[1]
     # the slack for the mask's thick rulings on a lattice of most of the table only (measured there)
-    mask = rulings_only(ink, per, settings)
-    found = find_grid(mask, settings, down=np.array([0.0, 1.0]),
-                      slack=settings.dewarp_node_slack_px, slack_rows=settings.dewarp_slack_rows)
+    cells = find_cells(rulings_only(ink, per, settings), settings)
+    found = grid_of(cells, settings, down=np.array([0.0, 1.0]),
+                    slack=settings.dewarp_node_slack_px, slack_rows=settings.dewarp_slack_rows)
     if (found is None or found.cells < grid.cells) and settings.dewarp_thick_retry and rows < DEALS:
         # a far sheet's rough image is enlarged to dewarp_rough_px a row: its mask's rulings
         # (blurred, then drawn thick) lie nearly as thick as its cells are high and part them.
         # Linked across them, the lattice is taken for the rows it adds to one short of the table,
         # when it holds rows enough to pin a curl (reaching across a thick ruling can also join a
         # narrow column to the next; a few rows extrapolated to thirty drift)
-        thick = find_grid(mask, settings, down=np.array([0.0, 1.0]), thick=True,
-                          slack=settings.dewarp_node_slack_px, slack_rows=settings.dewarp_slack_rows)
+        thick = grid_of(cells, settings, down=np.array([0.0, 1.0]), thick=True,
+                        slack=settings.dewarp_node_slack_px, slack_rows=settings.dewarp_slack_rows)
         if (thick is not None and thick.shape[0] > max(grid.shape[0], settings.dewarp_grown_rows - 1)
                 and thick.shape[1] <= N_COLS):
             found = _spaced_widths(thick)

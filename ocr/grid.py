@@ -438,7 +438,13 @@ def find_grid(ink: np.ndarray, settings: GeometrySettings, down: np.ndarray | No
     may part linked cells (see :func:`link_cells`; a photo's threshold, not a mask of rulings
     drawn thick on purpose).  ``slack``: see :func:`nodes`, on a lattice of ``slack_rows`` rows or
     more only."""
-    cells = find_cells(ink, settings)
+    return grid_of(find_cells(ink, settings), settings, down, thick, slack, slack_rows)
+
+
+def grid_of(cells: list[Cell], settings: GeometrySettings, down: np.ndarray | None = None,
+            thick: bool = False, slack: float = 0.0, slack_rows: int = 0) -> TableGrid | None:
+    """:func:`find_grid` on the paper patches ``cells`` already found (one set of cells linked
+    both ways, across thin rulings and thick ones)."""
     links = link_cells(cells, settings, thick)
     best, best_score = None, 0.0
     for lat in _largest(cells, links, settings):
