@@ -105,6 +105,16 @@ def _doubtful(rows: list[RowReading], sure: float, resting_on: bool):
     return doubtful
 
 
+def or_seconded(doubtful, seconded: frozenset):
+    """``doubtful`` or a numbers mistake whose expected value both readers see in its own cell
+    ((row label, column, value) in ``seconded``: look.seconded) -- a question, not a flag."""
+    def either(m: Mistake) -> bool:
+        return doubtful(m) or (m.kind in ("cumulative", "score")
+                               and (str(m.deal), m.column or m.side, m.expected) in seconded)
+
+    return either
+
+
 def pair_side(m: Mistake, best: Hypothesis, checker: DealChecker, deals: list[int]) -> Mistake:
     """For an impossible pair, the side whose removal lets the rest of the sheet be
     explained (when only one does); otherwise the decoder's guess stands."""

@@ -7,13 +7,16 @@ its opinion of each value is mixed into the reader's (LookSettings), and the she
 decoded again.  Where the second reader sees the value that makes the sheet add up, the misread
 wins (the row shows it, or a review item names the choice); where it confirms what was read, the
 flag stands; where it reads yet another number in the flagged cell, the reading is doubted and the
-flag becomes a question.  Pure: the look is given.
+flag becomes a question; where the reader's own candidates and the second reader both give the
+value that makes the sheet add up real weight, the writing is doubtful and the flag becomes a
+question too (:func:`seconded`).  Pure: the look is given.
 """
 
 from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable, Collection
+from dataclasses import dataclass
 
 from scoring.reconcile.settings import DEFAULT, LookSettings
 from scoring.sheet import CellReading, Flag, ReviewItem, SheetReading
@@ -92,12 +95,14 @@ def seen_again(cell: CellReading, opinion: dict[int | None, float], question: li
     reading, and its share of what it read outside the question goes to "none of these" (the flag
     would rest on one reader's reading alone).  There, the reader's number without its leading 1
     (``trust_lost_one``: the thin stroke the second reader loses) is neither a vote nor a doubt,
-    unless it is a value the flag ``expected``."""
+    unless it is a value the flag ``expected`` (with ``lost_one_agree``: one the reader's own
+    candidates give at least ``agree_at`` too)."""
     s = settings
     # in a flagged cell, the reader's number without its leading 1 (11300 read 1300) where that
     # explains nothing: the thin stroke the second reader loses, no vote against the reading
     lost = _without_leading_one(cell.best) if s.trust_lost_one and flagged else None
-    lost = None if lost in expected else lost
+    lost = None if lost in expected and not (s.lost_one_agree and _given(cell, lost) < s.agree_at) \
+        else lost
     seen = {v: opinion[v] for v in question
             if v in opinion and opinion[v] >= s.seen_at and v != lost}
     none = sum(float(p) for v, p in cell.candidates if v is None)
@@ -123,18 +128,57 @@ def seen_again(cell: CellReading, opinion: dict[int | None, float], question: li
     return dataclasses.replace(cell, candidates=cands, near=near)
 
 
+def _given(cell: CellReading, value) -> float:
+    """The probability the reader's own candidates of ``cell`` give ``value``."""
+    return sum(float(p) for v, p in cell.candidates if v == value)
+
+
 def _without_leading_one(value) -> int | None:
     """``value`` with its leading 1 left out (11300 -> 1300), or None when it has none."""
     text = str(value) if isinstance(value, int) else ""
     return int(text[1:]) if len(text) > 1 and text[0] == "1" else None
 
 
+@dataclass(frozen=True)
+class SecondLook:
+    """What the second look gives reconciliation: the reading with the second reader's opinion
+    mixed in, and the values both readers see in a flagged cell ((row label, column, value):
+    :func:`seconded`)."""
+
+    reading: SheetReading
+    seconded: frozenset[tuple[str, str, int]] = frozenset()
+
+
+def seconded(reading: SheetReading, flags: list[Flag],
+             seen: dict[tuple[str, str], dict[int | None, float]],
+             settings: LookSettings = DEFAULT.look) -> frozenset[tuple[str, str, int]]:
+    """The numbers flags' expected values (row label, column, value) that the reader's own
+    candidates of the flagged cell and the second reader's opinion of it both give at least
+    ``agree_at``: two readers that each see the value making the sheet add up in the writing
+    (210065: an MNIST 8 like a 6, 1890 read 1690 with 1890 at 0.018 by both) make the flag a
+    question; a person's slip written clearly leaves neither reader that value."""
+    if settings.agree_at <= 0:
+        return frozenset()
+    cells = {(str(r.deal), key): c for r in reading.rows for key, c in r.cells.items()}
+    out = set()
+    for question, (_, flagged) in _places(flags, reading, []):
+        value = question[-1][0]
+        cell, opinion = cells.get(flagged), seen.get(flagged, {})
+        if cell is None or not isinstance(value, int) \
+                or opinion.get(value, 0.0) < settings.agree_at:
+            continue
+        if _given(cell, value) >= settings.agree_at:
+            out.add((*flagged, value))
+    return frozenset(out)
+
+
 def looked_again(reading: SheetReading, flags: list[Flag], look: Look,
                  settings: LookSettings = DEFAULT.look,
-                 review: list[ReviewItem] = ()) -> SheetReading | None:
+                 review: list[ReviewItem] = ()) -> SecondLook | None:
     """``reading`` with the second reader's opinion in the cells its numbers flags (and, with
-    ``settings.questions``, its "misread or mistake?" questions) rest on, or None when there is
-    nothing to look at (or the look saw nothing)."""
+    ``settings.questions``, its "misread or mistake?" questions) rest on, and the flags' values
+    both readers see (:func:`seconded`); None when there is nothing to look at (or the look saw
+    nothing)."""
     if settings.share <= 0:
         return None
     asked = asked_cells(flags, reading, review if settings.questions else [])
@@ -159,6 +203,7 @@ def looked_again(reading: SheetReading, flags: list[Flag], look: Look,
                    for key, c in r.cells.items() if (label, key) in seen}
         return dataclasses.replace(r, cells={**r.cells, **changed}) if changed else r
 
-    return dataclasses.replace(
+    again = dataclasses.replace(
         reading, rows=[row(r, str(r.deal)) for r in reading.rows],
         total=row(reading.total, "total") if reading.total is not None else None)
+    return SecondLook(again, seconded(reading, flags, seen, settings))

@@ -187,11 +187,22 @@ def test_a_second_reader_losing_the_leading_1_does_not_doubt_a_flag():
 
 
 def test_seen_again_keeps_a_lost_leading_1_vote_where_it_is_the_value_expected():
-    cell = CellReading([(1330, 0.99), (None, 0.01)])
+    """... where the reader's own candidates give that value some weight too (agree_at): alone, the
+    second reader's "330" for a 1330 read 0.99 is the thin leading 1 it loses (210168: a carry
+    slip 1100 for 100, left a question by that vote)."""
+    cell = CellReading([(1330, 0.97), (330, 0.02), (None, 0.01)])
     opinion = {330: 0.9, 1330: 0.001, None: 0.099}
     on = LookSettings(trust_lost_one=True)
-    # the flag expects 330: the second reader's 330 is its vote for that value
+    # the flag expects 330, which the reader gives 0.02: the second reader's 330 is its vote
     assert seen_again(cell, opinion, [1330, 330], on, flagged=True, expected={330}).candidates[1][0] == 330
+    # the reader gives 330 nothing: no vote, the reading stands as read
+    alone = CellReading([(1330, 0.99), (None, 0.01)])
+    assert seen_again(alone, opinion, [1330, 330], on, flagged=True, expected={330}).candidates == \
+        alone.candidates
+    # ... a vote again without lost_one_agree
+    loose = LookSettings(trust_lost_one=True, lost_one_agree=False)
+    assert seen_again(alone, opinion, [1330, 330], loose, flagged=True,
+                      expected={330}).candidates[1][0] == 330
     # the flag expects 1320: 330 explains nothing, the reading stands as read
     assert seen_again(cell, opinion, [1330, 1320, 330], on, flagged=True, expected={1320}).candidates == \
         cell.candidates
@@ -219,3 +230,38 @@ def test_a_mistake_whose_own_cell_is_read_unsurely_is_a_question():
     off = ReconcileSettings().with_values({"verdicts.own_sure": 0})
     unsure = reconcile(sheet(rows, probs=doubtful), settings=off, explain=False)
     assert [(f.kind, f.deal) for f in unsure.flags if f.kind == "cumulative"] == [("cumulative", 3)]
+
+
+def test_a_value_both_readers_see_in_the_flagged_cell_makes_the_flag_a_question():
+    """Generated sheet 210065: an MNIST 8 written like a 6, E/W's cumulative 1890 read 1690 at 0.95
+    with 1890 at 0.018, and the second reader, asked, also 1690 with 1890 at 0.017 -- on its own a
+    lone miscopy, and flagged.  Both readers giving the value that makes the sheet add up real
+    weight (LookSettings.agree_at) make it a "misread or mistake?" question at its deal; a slip
+    written clearly, that value given nothing by the reader, stays a flag, and so does the
+    doubtful one with agree_at 0."""
+    from scoring.reconcile import ReconcileSettings
+
+    rows = running(SCORES)
+    true = rows[4][2]
+    wrong = true + 500
+
+    def reading(p_true):
+        r = sheet(rows, probs={(4, "cum_ns"): [(wrong, 0.99 - p_true), (true, p_true), (None, 0.01)]})
+        r.meta["doubt"] = 0.01
+        return r
+
+    second = {wrong: 0.97, true: 0.015, None: 0.015}  # a vote below seen_at: mixes nothing in
+    doubted = reconcile(reading(0.018), explain=False, look=_Second(("5", "cum_ns"), second))
+    assert not [f for f in doubted.flags if f.kind == "cumulative"]
+    assert any(r.deal == 5 and r.column == "cum_ns" and r.kind == "cumulative"
+               and "misread" in r.reason for r in doubted.review)
+    clear = reconcile(reading(0.0), explain=False, look=_Second(("5", "cum_ns"), second))
+    assert [(f.kind, f.deal, f.written, f.expected) for f in clear.flags
+            if f.kind == "cumulative"] == [("cumulative", 5, wrong, true)]
+    alone = reconcile(reading(0.018), explain=False,
+                      look=_Second(("5", "cum_ns"), {wrong: 0.99, None: 0.01}))
+    assert [(f.kind, f.deal) for f in alone.flags if f.kind == "cumulative"] == [("cumulative", 5)]
+    off = ReconcileSettings().with_values({"look.agree_at": 0})
+    kept = reconcile(reading(0.018), settings=off, explain=False,
+                     look=_Second(("5", "cum_ns"), second))
+    assert [(f.kind, f.deal) for f in kept.flags if f.kind == "cumulative"] == [("cumulative", 5)]
