@@ -30,8 +30,9 @@ NUMBER_KINDS = ("cumulative", "score", "total")
 def asked_cells(flags: list[Flag], reading: SheetReading,
                 review: list[ReviewItem] = ()) -> list[tuple[str, str, list[int]]]:
     """The written number cells the numbers flags (and the "misread or mistake?" questions in
-    ``review``) rest on, each with the values in question (the reader's candidates, and the
-    values the arithmetic weighs in the cell in question)."""
+    ``review``) rest on, each with the values in question (the reader's candidates, the values
+    the arithmetic weighs in the cell in question, and a cumulative flag's deal's score that adds
+    up to it as written)."""
     cells: dict[tuple[str, str], CellReading] = {
         (str(r.deal), key): c for r in reading.rows for key, c in r.cells.items()}
     if reading.total is not None:
@@ -47,6 +48,9 @@ def asked_cells(flags: list[Flag], reading: SheetReading,
             vals += [v for v, _ in cell.candidates if isinstance(v, int) and v not in vals]
             if w == flagged:
                 vals += [v for v in weighed if isinstance(v, int) and v not in vals]
+    for w, value in adding_up(flags, reading):  # a cumulative's deal's score that adds up
+        if w in asked and value not in asked[w]:
+            asked[w].append(value)
     return [(row, key, vals) for (row, key), vals in asked.items()]
 
 
@@ -96,13 +100,13 @@ def seen_again(cell: CellReading, opinion: dict[int | None, float], question: li
     would rest on one reader's reading alone).  There, the reader's number without its leading 1
     (``trust_lost_one``: the thin stroke the second reader loses) is neither a vote nor a doubt,
     unless it is a value the flag ``expected`` (with ``lost_one_agree``: one the reader's own
-    candidates give at least ``agree_at`` too)."""
+    candidates give at least ``reader_sees`` too)."""
     s = settings
     # in a flagged cell, the reader's number without its leading 1 (11300 read 1300) where that
     # explains nothing: the thin stroke the second reader loses, no vote against the reading
     lost = _without_leading_one(cell.best) if s.trust_lost_one and flagged else None
-    lost = None if lost in expected and not (s.lost_one_agree and _given(cell, lost) < s.agree_at) \
-        else lost
+    if lost in expected and not (s.lost_one_agree and _given(cell, lost) < s.reader_sees):
+        lost = None
     seen = {v: opinion[v] for v in question
             if v in opinion and opinion[v] >= s.seen_at and v != lost}
     none = sum(float(p) for v, p in cell.candidates if v is None)
@@ -142,33 +146,56 @@ def _without_leading_one(value) -> int | None:
 @dataclass(frozen=True)
 class SecondLook:
     """What the second look gives reconciliation: the reading with the second reader's opinion
-    mixed in, and the values both readers see in a flagged cell ((row label, column, value):
-    :func:`seconded`)."""
+    mixed in, and the values that make the sheet add up that a reader sees in a cell a flag rests
+    on ((row label, column, value): :func:`seconded`)."""
 
     reading: SheetReading
     seconded: frozenset[tuple[str, str, int]] = frozenset()
 
 
+def adding_up(flags: list[Flag], reading: SheetReading) -> list[tuple[tuple[str, str], int]]:
+    """Each numbers flag's cells with the value that makes the sheet add up there: a cumulative or
+    score flag's own cell and the value it expects; a cumulative's deal's score (as the reader
+    read it best) and the score that adds up to the cumulative as written."""
+    rows = {str(r.deal): r for r in reading.rows}
+    out = []
+    for f in flags:
+        if f.kind not in ("cumulative", "score") or f.side not in ("ns", "ew") \
+                or not isinstance(f.expected, int):
+            continue
+        label = str(f.deal)
+        out.append(((label, f.column or f.side), f.expected))
+        score = rows[label].cells.get(f.side) if label in rows else None
+        if f.kind == "cumulative" and isinstance(f.written, int) and score is not None \
+                and isinstance(score.best, int):
+            meant = score.best + f.written - f.expected
+            if meant >= 0 and meant % 10 == 0 and meant != score.best:
+                out.append(((label, f.side), meant))
+    return out
+
+
 def seconded(reading: SheetReading, flags: list[Flag],
              seen: dict[tuple[str, str], dict[int | None, float]],
              settings: LookSettings = DEFAULT.look) -> frozenset[tuple[str, str, int]]:
-    """The numbers flags' expected values (row label, column, value) that the reader's own
-    candidates of the flagged cell and the second reader's opinion of it both give at least
-    ``agree_at``: two readers that each see the value making the sheet add up in the writing
-    (210065: an MNIST 8 like a 6, 1890 read 1690 with 1890 at 0.018 by both) make the flag a
-    question; a person's slip written clearly leaves neither reader that value."""
-    if settings.agree_at <= 0:
-        return frozenset()
+    """The values that make the sheet add up in a cell a numbers flag rests on (:func:`adding_up`)
+    that the reader's own candidates give at least ``reader_sees``, or the second reader's
+    opinion at least ``second_sees`` (not the reader's number without its leading 1, which the
+    second reader loses: ``trust_lost_one``): a reader sees that value in the writing (210065: an
+    MNIST 8 like a 6, 1890 read 1690 with 1890 at 0.018), which is doubtful -- the flag a
+    question; a person's slip written clearly leaves the readers no such value."""
     cells = {(str(r.deal), key): c for r in reading.rows for key, c in r.cells.items()}
     out = set()
-    for question, (_, flagged) in _places(flags, reading, []):
-        value = question[-1][0]
-        cell, opinion = cells.get(flagged), seen.get(flagged, {})
-        if cell is None or not isinstance(value, int) \
-                or opinion.get(value, 0.0) < settings.agree_at:
+    for where, value in adding_up(flags, reading):
+        cell = cells.get(where)
+        if cell is None:
             continue
-        if _given(cell, value) >= settings.agree_at:
-            out.add((*flagged, value))
+        by_reader = settings.reader_sees > 0 and _given(cell, value) >= settings.reader_sees
+        # the reader's number without its leading 1: the thin stroke the second reader loses
+        lost = settings.trust_lost_one and value == _without_leading_one(cell.best)
+        by_second = settings.second_sees > 0 and not lost \
+            and seen.get(where, {}).get(value, 0.0) >= settings.second_sees
+        if by_reader or by_second:
+            out.add((*where, value))
     return frozenset(out)
 
 

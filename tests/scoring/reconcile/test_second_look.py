@@ -187,7 +187,7 @@ def test_a_second_reader_losing_the_leading_1_does_not_doubt_a_flag():
 
 
 def test_seen_again_keeps_a_lost_leading_1_vote_where_it_is_the_value_expected():
-    """... where the reader's own candidates give that value some weight too (agree_at): alone, the
+    """... where the reader's own candidates give that value some weight too (reader_sees): alone, the
     second reader's "330" for a 1330 read 0.99 is the thin leading 1 it loses (210168: a carry
     slip 1100 for 100, left a question by that vote)."""
     cell = CellReading([(1330, 0.97), (330, 0.02), (None, 0.01)])
@@ -232,13 +232,13 @@ def test_a_mistake_whose_own_cell_is_read_unsurely_is_a_question():
     assert [(f.kind, f.deal) for f in unsure.flags if f.kind == "cumulative"] == [("cumulative", 3)]
 
 
-def test_a_value_both_readers_see_in_the_flagged_cell_makes_the_flag_a_question():
+def test_a_value_a_reader_sees_in_the_flagged_cell_makes_the_flag_a_question():
     """Generated sheet 210065: an MNIST 8 written like a 6, E/W's cumulative 1890 read 1690 at 0.95
-    with 1890 at 0.018, and the second reader, asked, also 1690 with 1890 at 0.017 -- on its own a
-    lone miscopy, and flagged.  Both readers giving the value that makes the sheet add up real
-    weight (LookSettings.agree_at) make it a "misread or mistake?" question at its deal; a slip
-    written clearly, that value given nothing by the reader, stays a flag, and so does the
-    doubtful one with agree_at 0."""
+    with 1890 at 0.018 (the second reader, asked, 1690 too) -- on its own a lone miscopy, and
+    flagged.  A reader that gives the value making the sheet add up real weight
+    (LookSettings.reader_sees) sees it in the writing: a "misread or mistake?" question at its
+    deal; a slip written clearly, that value given nothing, stays a flag, and so does the doubtful
+    one with reader_sees 0."""
     from scoring.reconcile import ReconcileSettings
 
     rows = running(SCORES)
@@ -258,10 +258,53 @@ def test_a_value_both_readers_see_in_the_flagged_cell_makes_the_flag_a_question(
     clear = reconcile(reading(0.0), explain=False, look=_Second(("5", "cum_ns"), second))
     assert [(f.kind, f.deal, f.written, f.expected) for f in clear.flags
             if f.kind == "cumulative"] == [("cumulative", 5, wrong, true)]
-    alone = reconcile(reading(0.018), explain=False,
-                      look=_Second(("5", "cum_ns"), {wrong: 0.99, None: 0.01}))
-    assert [(f.kind, f.deal) for f in alone.flags if f.kind == "cumulative"] == [("cumulative", 5)]
-    off = ReconcileSettings().with_values({"look.agree_at": 0})
+    off = ReconcileSettings().with_values({"look.reader_sees": 0})
     kept = reconcile(reading(0.018), settings=off, explain=False,
                      look=_Second(("5", "cum_ns"), second))
     assert [(f.kind, f.deal) for f in kept.flags if f.kind == "cumulative"] == [("cumulative", 5)]
+
+
+def test_a_score_the_second_reader_sees_adding_up_makes_the_cumulative_flag_a_question():
+    """Generated sheet 210145: deal 30's E/W score 740, the 7's top cut off, read 140 at 0.999, so
+    the cumulative written right is flagged.  Asked about the score that adds up to the cumulative
+    as written, the second reader gives 740 0.044: it sees it in the writing
+    (LookSettings.second_sees), and the flag is a question; where it gives it 0.01 (as it gives
+    the value a clear slip expects: at most 0.01 on held-out-5 and -8) the flag stands."""
+    from scoring.reconcile import ReconcileSettings
+
+    rows = running(SCORES)
+    assert rows[5][1] == 330
+    reading = sheet(rows, probs={(5, "ew"): [(630, 0.999), (None, 0.001)]})
+    reading.meta["doubt"] = 0.01
+
+    def asked_score(p):
+        look = _Second(("6", "ew"), {630: 0.95 - p, 330: p, None: 0.05})
+        return look, reconcile(reading, explain=False, look=look)
+
+    look, seen = asked_score(0.044)
+    assert 330 in {v for r, k, vals in look.asked if (r, k) == ("6", "ew") for v in vals}
+    assert not [f for f in seen.flags if f.kind == "cumulative"]
+    assert any(r.deal == 6 and r.kind == "cumulative" for r in seen.review)
+    _, unseen = asked_score(0.01)
+    assert [(f.kind, f.deal, f.written, f.expected) for f in unseen.flags
+            if f.kind == "cumulative"] == [("cumulative", 6, 1460, 1760)]
+    off = ReconcileSettings().with_values({"look.second_sees": 0})
+    kept = reconcile(reading, settings=off, explain=False, look=asked_score(0.044)[0])
+    assert [(f.kind, f.deal) for f in kept.flags if f.kind == "cumulative"] == [("cumulative", 6)]
+
+
+def test_the_second_readers_lost_leading_1_does_not_see_the_value_a_flag_expects():
+    """Generated sheet 210168: a carry slip 1100 for 100 read 0.997; the second reader, asked,
+    reads "1100" 0.44 and "100" 0.36 -- the thin leading 1 it loses.  That is not a reader seeing
+    100 in the writing (the flag stands); without trust_lost_one it would be."""
+    from scoring.reconcile.look import seconded
+    from scoring.sheet import Flag
+
+    rows = running(SCORES)
+    rows[1] = (rows[1][0], rows[1][1], rows[1][2] + 1000, rows[1][3])
+    reading = sheet(rows, probs={(1, "cum_ns"): [(1100, 0.997), (None, 0.003)]})
+    flag = Flag("cumulative", "", deal=2, side="ns", column="cum_ns", written=1100, expected=100)
+    seen = {("2", "cum_ns"): {1100: 0.44, 100: 0.36, None: 0.2}}
+    assert seconded(reading, [flag], seen) == frozenset()
+    assert seconded(reading, [flag], seen, LookSettings(trust_lost_one=False)) == \
+        frozenset({("2", "cum_ns", 100)})
