@@ -137,6 +137,12 @@ def _given(cell: CellReading, value) -> float:
     return sum(float(p) for v, p in cell.candidates if v == value)
 
 
+def _leading_one_apart(a, b) -> bool:
+    """Is one of the numbers ``a``, ``b`` the other with a leading 1 in front (190, 1190)?"""
+    return isinstance(a, int) and isinstance(b, int) and (
+        _without_leading_one(a) == b or _without_leading_one(b) == a)
+
+
 def _without_leading_one(value) -> int | None:
     """``value`` with its leading 1 left out (11300 -> 1300), or None when it has none."""
     text = str(value) if isinstance(value, int) else ""
@@ -179,20 +185,20 @@ def seconded(reading: SheetReading, flags: list[Flag],
              settings: LookSettings = DEFAULT.look) -> frozenset[tuple[str, str, int]]:
     """The values that make the sheet add up in a cell a numbers flag rests on (:func:`adding_up`)
     that the reader's own candidates give at least ``reader_sees``, or the second reader's
-    opinion at least ``second_sees`` (not the reader's number without its leading 1, which the
-    second reader loses: ``trust_lost_one``): a reader sees that value in the writing (210065: an
-    MNIST 8 like a 6, 1890 read 1690 with 1890 at 0.018), which is doubtful -- the flag a
-    question; a person's slip written clearly leaves the readers no such value."""
+    opinion at least ``second_sees`` (not the reader's number with a leading 1 more or less, which
+    the readers lose and a carry slip makes alike): a reader sees that value in the writing
+    (210065: an MNIST 8 like a 6, 1890 read 1690 with 1890 at 0.018), which is doubtful -- the
+    flag a question; a person's slip written clearly leaves the readers no such value."""
     cells = {(str(r.deal), key): c for r in reading.rows for key, c in r.cells.items()}
     out = set()
     for where, value in adding_up(flags, reading):
         cell = cells.get(where)
-        if cell is None:
+        if cell is None or _leading_one_apart(cell.best, value):
+            # a leading 1 more or less: the stroke both readers lose, and the players' carry slip
+            # (1190 for 190) too -- no sign either way
             continue
         by_reader = settings.reader_sees > 0 and _given(cell, value) >= settings.reader_sees
-        # the reader's number without its leading 1: the thin stroke the second reader loses
-        lost = settings.trust_lost_one and value == _without_leading_one(cell.best)
-        by_second = settings.second_sees > 0 and not lost \
+        by_second = settings.second_sees > 0 \
             and seen.get(where, {}).get(value, 0.0) >= settings.second_sees
         if by_reader or by_second:
             out.add((*where, value))

@@ -293,18 +293,25 @@ def test_a_score_the_second_reader_sees_adding_up_makes_the_cumulative_flag_a_qu
     assert [(f.kind, f.deal) for f in kept.flags if f.kind == "cumulative"] == [("cumulative", 6)]
 
 
-def test_the_second_readers_lost_leading_1_does_not_see_the_value_a_flag_expects():
-    """Generated sheet 210168: a carry slip 1100 for 100 read 0.997; the second reader, asked,
-    reads "1100" 0.44 and "100" 0.36 -- the thin leading 1 it loses.  That is not a reader seeing
-    100 in the writing (the flag stands); without trust_lost_one it would be."""
+def test_a_leading_1_more_or_less_is_no_value_a_reader_sees():
+    """Generated sheets 210168 and 180198: carry slips 1100 for 100 and 1190 for 190 read 0.997 and
+    0.95; the second reader reads "100" at 0.36 (the thin leading 1 it loses), the reader gives
+    190 0.017 (the same loss).  A leading 1 more or less is how both readers misread and how the
+    players slip: no sign the writing is doubtful, the flag stands; another value given so much
+    is."""
     from scoring.reconcile.look import seconded
     from scoring.sheet import Flag
 
     rows = running(SCORES)
     rows[1] = (rows[1][0], rows[1][1], rows[1][2] + 1000, rows[1][3])
-    reading = sheet(rows, probs={(1, "cum_ns"): [(1100, 0.997), (None, 0.003)]})
-    flag = Flag("cumulative", "", deal=2, side="ns", column="cum_ns", written=1100, expected=100)
-    seen = {("2", "cum_ns"): {1100: 0.44, 100: 0.36, None: 0.2}}
-    assert seconded(reading, [flag], seen) == frozenset()
-    assert seconded(reading, [flag], seen, LookSettings(trust_lost_one=False)) == \
-        frozenset({("2", "cum_ns", 100)})
+    reading = sheet(rows, probs={(1, "cum_ns"): [(1100, 0.97), (100, 0.017), (1300, 0.01),
+                                                 (None, 0.003)]})
+    carry = Flag("cumulative", "", deal=2, side="ns", column="cum_ns", written=1100, expected=100)
+    seen = {("2", "cum_ns"): {1100: 0.44, 100: 0.36, 1300: 0.04, None: 0.16}}
+    assert seconded(reading, [carry], seen) == frozenset()
+    other = Flag("cumulative", "", deal=2, side="ns", column="cum_ns", written=1100, expected=1300)
+    assert seconded(reading, [other], seen) == frozenset({("2", "cum_ns", 1300)})
+    assert seconded(reading, [other], seen, LookSettings(reader_sees=0)) == \
+        frozenset({("2", "cum_ns", 1300)})
+    assert seconded(reading, [other], seen, LookSettings(reader_sees=0, second_sees=0)) == \
+        frozenset()
