@@ -18,6 +18,7 @@ import dataclasses
 from collections.abc import Callable, Collection
 from dataclasses import dataclass
 
+from scoring.reconcile.decode import carry_like
 from scoring.reconcile.settings import DEFAULT, LookSettings
 from scoring.sheet import CellReading, Flag, ReviewItem, SheetReading
 
@@ -137,10 +138,16 @@ def _given(cell: CellReading, value) -> float:
     return sum(float(p) for v, p in cell.candidates if v == value)
 
 
-def _leading_one_apart(a, b) -> bool:
-    """Is one of the numbers ``a``, ``b`` the other with a leading 1 in front (190, 1190)?"""
-    return isinstance(a, int) and isinstance(b, int) and (
-        _without_leading_one(a) == b or _without_leading_one(b) == a)
+def _slip_alike(read, value) -> bool:
+    """Is ``value`` the number ``read`` with a leading 1 more or less (190, 1190), a 0 more or
+    less (800, 8000), 100 or 1000 off, or two neighbouring digits swapped?  Those are how the
+    readers misread (a thin leading 1 or a 0 lost) and how the players slip (a carry, a 0 too
+    many, a swap) alike: a reader giving such a value weight is no sign the writing is
+    doubtful."""
+    if not isinstance(read, int) or not isinstance(value, int) or read < 0 or value < 0:
+        return False
+    return _without_leading_one(read) == value or _without_leading_one(value) == read \
+        or read == 10 * value or value == 10 * read or carry_like(read, value)
 
 
 def _without_leading_one(value) -> int | None:
@@ -185,17 +192,19 @@ def seconded(reading: SheetReading, flags: list[Flag],
              settings: LookSettings = DEFAULT.look) -> frozenset[tuple[str, str, int]]:
     """The values that make the sheet add up in a cell a numbers flag rests on (:func:`adding_up`)
     that the reader's own candidates give at least ``reader_sees``, or the second reader's
-    opinion at least ``second_sees`` (not the reader's number with a leading 1 more or less, which
-    the readers lose and a carry slip makes alike): a reader sees that value in the writing
-    (210065: an MNIST 8 like a 6, 1890 read 1690 with 1890 at 0.018), which is doubtful -- the
-    flag a question; a person's slip written clearly leaves the readers no such value."""
+    opinion at least ``second_sees``: a reader sees that value in the writing (210065: an MNIST 8
+    like a 6, 1890 read 1690 with 1890 at 0.018), which is doubtful -- the flag a question; a
+    person's slip written clearly leaves the readers no such value.  Not a blank (the second
+    reader gives "nothing" weight in written cells) nor a value a person's classic slip away
+    from what was read (:func:`_slip_alike`: a leading 1 or a 0 more or less, a carry, a swap),
+    which the readers' own misreads make alike."""
     cells = {(str(r.deal), key): c for r in reading.rows for key, c in r.cells.items()}
     out = set()
     for where, value in adding_up(flags, reading):
         cell = cells.get(where)
-        if cell is None or _leading_one_apart(cell.best, value):
-            # a leading 1 more or less: the stroke both readers lose, and the players' carry slip
-            # (1190 for 190) too -- no sign either way
+        if cell is None or not value or _slip_alike(cell.best, value):
+            # a blank (the second reader's "nothing" in any cell), or a person's classic slip
+            # from what was read: no sign either way (below)
             continue
         by_reader = settings.reader_sees > 0 and _given(cell, value) >= settings.reader_sees
         by_second = settings.second_sees > 0 \

@@ -315,3 +315,26 @@ def test_a_leading_1_more_or_less_is_no_value_a_reader_sees():
         frozenset({("2", "cum_ns", 1300)})
     assert seconded(reading, [other], seen, LookSettings(reader_sees=0, second_sees=0)) == \
         frozenset()
+
+
+def test_a_blank_or_a_0_more_or_less_is_no_value_a_reader_sees():
+    """Generated sheets 190049 and 190022 (legible, flagged): an impossible pair's N/S score 60,
+    the second reader giving "nothing" (0) 0.10 in the written cell; a score 8000 for 800, the
+    reader giving 800 0.009.  A blank, or a 0 more or less (the players' slip and the readers'
+    loss alike), is no sign the writing is doubtful: both flags stand."""
+    from scoring.reconcile.look import seconded
+    from scoring.sheet import Flag
+
+    rows = running(SCORES)
+    rows[2] = (60, 300, rows[2][2] + 60, rows[2][3])
+    rows[3:] = [(r[0], r[1], r[2] + 60, r[3]) for r in rows[3:]]
+    reading = sheet(rows, probs={(2, "ns"): [(60, 0.98), (0, 0.01), (None, 0.01)],
+                                 (3, "ns"): [(1700, 0.98), (170, 0.009), (None, 0.011)]})
+    pair = Flag("score", "", deal=3, side="ns", column="ns", written=60, expected=0)
+    zero = Flag("score", "", deal=4, side="ns", column="ns", written=1700, expected=170)
+    seen = {("3", "ns"): {60: 0.85, 0: 0.1, None: 0.05}, ("4", "ns"): {1700: 0.9, 170: 0.05}}
+    assert seconded(reading, [pair, zero], seen) == frozenset()
+    # a value not a slip away from the reading, given as much, is seen
+    other = Flag("score", "", deal=4, side="ns", column="ns", written=1700, expected=1200)
+    seen[("4", "ns")][1200] = 0.05
+    assert seconded(reading, [other], seen) == frozenset({("4", "ns", 1200)})
