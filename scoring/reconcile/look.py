@@ -7,9 +7,10 @@ its opinion of each value is mixed into the reader's (LookSettings), and the she
 decoded again.  Where the second reader sees the value that makes the sheet add up, the misread
 wins (the row shows it, or a review item names the choice); where it confirms what was read, the
 flag stands; where it reads yet another number in the flagged cell, the reading is doubted and the
-flag becomes a question; where the reader's own candidates and the second reader both give the
-value that makes the sheet add up real weight, the writing is doubtful and the flag becomes a
-question too (:func:`seconded`).  Pure: the look is given.
+flag becomes a question; where the reader's own candidates or the second reader give the value
+that makes the sheet add up real weight (not a person's classic slip away from the reading), the
+writing is doubtful and the flag becomes a question too (:func:`seconded`).  Pure: the look is
+given.
 """
 
 from __future__ import annotations
@@ -204,7 +205,7 @@ def seconded(reading: SheetReading, flags: list[Flag],
         cell = cells.get(where)
         if cell is None or not value or _slip_alike(cell.best, value):
             # a blank (the second reader's "nothing" in any cell), or a person's classic slip
-            # from what was read: no sign either way (below)
+            # from what was read: no sign either way
             continue
         by_reader = settings.reader_sees > 0 and _given(cell, value) >= settings.reader_sees
         by_second = settings.second_sees > 0 \
@@ -218,9 +219,9 @@ def looked_again(reading: SheetReading, flags: list[Flag], look: Look,
                  settings: LookSettings = DEFAULT.look,
                  review: list[ReviewItem] = ()) -> SecondLook | None:
     """``reading`` with the second reader's opinion in the cells its numbers flags (and, with
-    ``settings.questions``, its "misread or mistake?" questions) rest on, and the flags' values
-    both readers see (:func:`seconded`); None when there is nothing to look at (or the look saw
-    nothing)."""
+    ``settings.questions``, its "misread or mistake?" questions) rest on, and the values adding
+    up that a reader sees there (:func:`seconded`); None when there is nothing to look at (or
+    the look saw nothing)."""
     if settings.share <= 0:
         return None
     asked = asked_cells(flags, reading, review if settings.questions else [])

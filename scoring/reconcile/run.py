@@ -52,8 +52,8 @@ def reconcile(reading: SheetReading, rules=None, settings: ReconcileSettings = D
 
 def _reconciled(reading: SheetReading, rules, settings: ReconcileSettings, checker: DealChecker,
                 explain: bool, seconded: frozenset = frozenset()) -> ReconciledSheet:
-    """:func:`reconcile` of one reading as it is; ``seconded``: the flags' values both readers
-    see in the flagged cell (look.seconded), questions rather than flags."""
+    """:func:`reconcile` of one reading as it is; ``seconded``: the values adding up that a
+    reader sees in a cell a flag rests on (look.seconded) -- those flags questions instead."""
     # on the reader's own candidates, before they are widened
     rescan = rescan_advice(reading, settings.rescan)
     reading = trusted(reading, settings.trust)  # "none of these" as wide as reconciliation takes it
