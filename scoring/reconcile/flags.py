@@ -105,6 +105,24 @@ def _doubtful(rows: list[RowReading], sure: float, resting_on: bool):
     return doubtful
 
 
+def or_seconded(doubtful, seconded: frozenset):
+    """``doubtful`` or a numbers mistake whose expected value a reader sees in its own cell, or
+    (a cumulative) whose deal's score adding up to it as written ((row label, column, value) in
+    ``seconded``: look.seconded) -- a question, not a flag."""
+    def either(m: Mistake) -> bool:
+        if doubtful(m):
+            return True
+        if m.kind not in ("cumulative", "score"):
+            return False
+        label = str(m.deal)
+        if (label, m.column or m.side, m.expected) in seconded:
+            return True
+        return m.kind == "cumulative" and isinstance(m.written, int) and m.base is not None \
+            and (label, m.side, m.written - m.base) in seconded
+
+    return either
+
+
 def pair_side(m: Mistake, best: Hypothesis, checker: DealChecker, deals: list[int]) -> Mistake:
     """For an impossible pair, the side whose removal lets the rest of the sheet be
     explained (when only one does); otherwise the decoder's guess stands."""

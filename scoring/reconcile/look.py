@@ -7,14 +7,19 @@ its opinion of each value is mixed into the reader's (LookSettings), and the she
 decoded again.  Where the second reader sees the value that makes the sheet add up, the misread
 wins (the row shows it, or a review item names the choice); where it confirms what was read, the
 flag stands; where it reads yet another number in the flagged cell, the reading is doubted and the
-flag becomes a question.  Pure: the look is given.
+flag becomes a question; where the reader's own candidates or the second reader give the value
+that makes the sheet add up real weight (not a person's classic slip away from the reading), the
+writing is doubtful and the flag becomes a question too (:func:`seconded`).  Pure: the look is
+given.
 """
 
 from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable, Collection
+from dataclasses import dataclass
 
+from scoring.reconcile.decode import carry_like
 from scoring.reconcile.settings import DEFAULT, LookSettings
 from scoring.sheet import CellReading, Flag, ReviewItem, SheetReading
 
@@ -27,8 +32,9 @@ NUMBER_KINDS = ("cumulative", "score", "total")
 def asked_cells(flags: list[Flag], reading: SheetReading,
                 review: list[ReviewItem] = ()) -> list[tuple[str, str, list[int]]]:
     """The written number cells the numbers flags (and the "misread or mistake?" questions in
-    ``review``) rest on, each with the values in question (the reader's candidates, and the
-    values the arithmetic weighs in the cell in question)."""
+    ``review``) rest on, each with the values in question (the reader's candidates, the values
+    the arithmetic weighs in the cell in question, and a cumulative flag's deal's score that adds
+    up to it as written)."""
     cells: dict[tuple[str, str], CellReading] = {
         (str(r.deal), key): c for r in reading.rows for key, c in r.cells.items()}
     if reading.total is not None:
@@ -44,6 +50,9 @@ def asked_cells(flags: list[Flag], reading: SheetReading,
             vals += [v for v, _ in cell.candidates if isinstance(v, int) and v not in vals]
             if w == flagged:
                 vals += [v for v in weighed if isinstance(v, int) and v not in vals]
+    for w, value in adding_up(flags, reading):  # a cumulative's deal's score that adds up
+        if w in asked and value not in asked[w]:
+            asked[w].append(value)
     return [(row, key, vals) for (row, key), vals in asked.items()]
 
 
@@ -92,12 +101,14 @@ def seen_again(cell: CellReading, opinion: dict[int | None, float], question: li
     reading, and its share of what it read outside the question goes to "none of these" (the flag
     would rest on one reader's reading alone).  There, the reader's number without its leading 1
     (``trust_lost_one``: the thin stroke the second reader loses) is neither a vote nor a doubt,
-    unless it is a value the flag ``expected``."""
+    unless it is a value the flag ``expected`` (with ``lost_one_agree``: one the reader's own
+    candidates give at least ``reader_sees`` too)."""
     s = settings
     # in a flagged cell, the reader's number without its leading 1 (11300 read 1300) where that
     # explains nothing: the thin stroke the second reader loses, no vote against the reading
     lost = _without_leading_one(cell.best) if s.trust_lost_one and flagged else None
-    lost = None if lost in expected else lost
+    if lost in expected and not (s.lost_one_agree and _given(cell, lost) < s.reader_sees):
+        lost = None
     seen = {v: opinion[v] for v in question
             if v in opinion and opinion[v] >= s.seen_at and v != lost}
     none = sum(float(p) for v, p in cell.candidates if v is None)
@@ -123,18 +134,94 @@ def seen_again(cell: CellReading, opinion: dict[int | None, float], question: li
     return dataclasses.replace(cell, candidates=cands, near=near)
 
 
+def _given(cell: CellReading, value) -> float:
+    """The probability the reader's own candidates of ``cell`` give ``value``."""
+    return sum(float(p) for v, p in cell.candidates if v == value)
+
+
+def _slip_alike(read, value) -> bool:
+    """Is ``value`` the number ``read`` with a leading 1 more or less (190, 1190), a 0 more or
+    less (800, 8000), 100 or 1000 off, or two neighbouring digits swapped?  Those are how the
+    readers misread (a thin leading 1 or a 0 lost) and how the players slip (a carry, a 0 too
+    many, a swap) alike: a reader giving such a value weight is no sign the writing is
+    doubtful."""
+    if not isinstance(read, int) or not isinstance(value, int) or read < 0 or value < 0:
+        return False
+    return _without_leading_one(read) == value or _without_leading_one(value) == read \
+        or read == 10 * value or value == 10 * read or carry_like(read, value)
+
+
 def _without_leading_one(value) -> int | None:
     """``value`` with its leading 1 left out (11300 -> 1300), or None when it has none."""
     text = str(value) if isinstance(value, int) else ""
     return int(text[1:]) if len(text) > 1 and text[0] == "1" else None
 
 
+@dataclass(frozen=True)
+class SecondLook:
+    """What the second look gives reconciliation: the reading with the second reader's opinion
+    mixed in, and the values that make the sheet add up that a reader sees in a cell a flag rests
+    on ((row label, column, value): :func:`seconded`)."""
+
+    reading: SheetReading
+    seconded: frozenset[tuple[str, str, int]] = frozenset()
+
+
+def adding_up(flags: list[Flag], reading: SheetReading) -> list[tuple[tuple[str, str], int]]:
+    """Each numbers flag's cells with the value that makes the sheet add up there: a cumulative or
+    score flag's own cell and the value it expects; a cumulative's deal's score (as the reader
+    read it best) and the score that adds up to the cumulative as written."""
+    rows = {str(r.deal): r for r in reading.rows}
+    out = []
+    for f in flags:
+        if f.kind not in ("cumulative", "score") or f.side not in ("ns", "ew") \
+                or not isinstance(f.expected, int):
+            continue
+        label = str(f.deal)
+        out.append(((label, f.column or f.side), f.expected))
+        score = rows[label].cells.get(f.side) if label in rows else None
+        if f.kind == "cumulative" and isinstance(f.written, int) and score is not None \
+                and isinstance(score.best, int):
+            meant = score.best + f.written - f.expected
+            if meant >= 0 and meant % 10 == 0 and meant != score.best:
+                out.append(((label, f.side), meant))
+    return out
+
+
+def seconded(reading: SheetReading, flags: list[Flag],
+             seen: dict[tuple[str, str], dict[int | None, float]],
+             settings: LookSettings = DEFAULT.look) -> frozenset[tuple[str, str, int]]:
+    """The values that make the sheet add up in a cell a numbers flag rests on (:func:`adding_up`)
+    that the reader's own candidates give at least ``reader_sees``, or the second reader's
+    opinion at least ``second_sees``: a reader sees that value in the writing (210065: an MNIST 8
+    like a 6, 1890 read 1690 with 1890 at 0.018), which is doubtful -- the flag a question; a
+    person's slip written clearly leaves the readers no such value.  Not a blank (the second
+    reader gives "nothing" weight in written cells) nor a value a person's classic slip away
+    from what was read (:func:`_slip_alike`: a leading 1 or a 0 more or less, a carry, a swap),
+    which the readers' own misreads make alike."""
+    cells = {(str(r.deal), key): c for r in reading.rows for key, c in r.cells.items()}
+    out = set()
+    for where, value in adding_up(flags, reading):
+        cell = cells.get(where)
+        if cell is None or not value or _slip_alike(cell.best, value):
+            # a blank (the second reader's "nothing" in any cell), or a person's classic slip
+            # from what was read: no sign either way
+            continue
+        by_reader = settings.reader_sees > 0 and _given(cell, value) >= settings.reader_sees
+        by_second = settings.second_sees > 0 \
+            and seen.get(where, {}).get(value, 0.0) >= settings.second_sees
+        if by_reader or by_second:
+            out.add((*where, value))
+    return frozenset(out)
+
+
 def looked_again(reading: SheetReading, flags: list[Flag], look: Look,
                  settings: LookSettings = DEFAULT.look,
-                 review: list[ReviewItem] = ()) -> SheetReading | None:
+                 review: list[ReviewItem] = ()) -> SecondLook | None:
     """``reading`` with the second reader's opinion in the cells its numbers flags (and, with
-    ``settings.questions``, its "misread or mistake?" questions) rest on, or None when there is
-    nothing to look at (or the look saw nothing)."""
+    ``settings.questions``, its "misread or mistake?" questions) rest on, and the values adding
+    up that a reader sees there (:func:`seconded`); None when there is nothing to look at (or
+    the look saw nothing)."""
     if settings.share <= 0:
         return None
     asked = asked_cells(flags, reading, review if settings.questions else [])
@@ -159,6 +246,7 @@ def looked_again(reading: SheetReading, flags: list[Flag], look: Look,
                    for key, c in r.cells.items() if (label, key) in seen}
         return dataclasses.replace(r, cells={**r.cells, **changed}) if changed else r
 
-    return dataclasses.replace(
+    again = dataclasses.replace(
         reading, rows=[row(r, str(r.deal)) for r in reading.rows],
         total=row(reading.total, "total") if reading.total is not None else None)
+    return SecondLook(again, seconded(reading, flags, seen, settings))

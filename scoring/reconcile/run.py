@@ -40,9 +40,9 @@ def reconcile(reading: SheetReading, rules=None, settings: ReconcileSettings = D
         first = _reconciled(reading, rules, settings, checker, False)
         again = looked_again(reading, first.flags, look, settings.look, first.review)
         if again is not None:
-            sheet = _reconciled(again, rules, settings, checker, explain)
+            sheet = _reconciled(again.reading, rules, settings, checker, explain, again.seconded)
             sheet.meta["second_look"] = sum(
-                1 for r0, r1 in zip(reading.rows, again.rows, strict=True)
+                1 for r0, r1 in zip(reading.rows, again.reading.rows, strict=True)
                 for key in r0.cells if r0.cells[key] is not r1.cells[key])
             return sheet
         if not explain:
@@ -51,8 +51,9 @@ def reconcile(reading: SheetReading, rules=None, settings: ReconcileSettings = D
 
 
 def _reconciled(reading: SheetReading, rules, settings: ReconcileSettings, checker: DealChecker,
-                explain: bool) -> ReconciledSheet:
-    """:func:`reconcile` of one reading as it is."""
+                explain: bool, seconded: frozenset = frozenset()) -> ReconciledSheet:
+    """:func:`reconcile` of one reading as it is; ``seconded``: the values adding up that a
+    reader sees in a cell a flag rests on (look.seconded) -- those flags questions instead."""
     # on the reader's own candidates, before they are widened
     rescan = rescan_advice(reading, settings.rescan)
     reading = trusted(reading, settings.trust)  # "none of these" as wide as reconciliation takes it
@@ -75,6 +76,8 @@ def _reconciled(reading: SheetReading, rules, settings: ReconcileSettings, check
                          for m in best.mistakes]
         doubtful = verdicts.rescan_doubtful(rows, settings) if rescan is not None \
             else verdicts.own_doubtful(rows, settings)
+        if seconded:
+            doubtful = verdicts.or_seconded(doubtful, seconded)
         flagged = verdicts.mistake_flags(hyps, last_deal, flags, items, settings, doubtful)
     shown = review.shown(hyps, flagged)
     out_rows = review.rows(rows, empty, hyps, items, shown, settings)

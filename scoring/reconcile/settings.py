@@ -261,6 +261,18 @@ class LookSettings:
     # the second reader's reading of the reader's number without its leading 1 (11300 as 1300) is
     # no vote and no doubt: it loses thin leading 1s, the reader seldom invents one
     trust_lost_one: bool = True
+    # a value that makes the sheet add up in a cell a numbers flag rests on (its own cell; for a
+    # cumulative also the deal's score) that the reader's own candidates give at least this ...
+    reader_sees: float = 0.005
+    # ... or the second reader at least this, is seen in the writing: it is doubtful, and the flag
+    # a "misread or mistake?" question (a person's slip written clearly leaves the readers no such
+    # value; 0 turns either off)
+    second_sees: float = 0.03
+    # the second reader's reading of the reader's number without its leading 1 is a vote for the
+    # value a flag expects only where the reader's own candidates give that value at least
+    # reader_sees too: alone it is the thin stroke the second reader loses (210168: a carry slip
+    # 1100 for 100, read 0.997, "100" to the second reader)
+    lost_one_agree: bool = True
 
 
 def _as(kind: type, value: object) -> object:

@@ -41,7 +41,7 @@ def test_other_false_numbers_flags_say_how_their_cell_was_read():
 
 def test_cached_readings_are_named_by_range_and_digests_and_must_exist():
     assert parse_cached(["held-out-5=abc:def"]) == {"held-out-5": ("abc", "def")}
-    for bad in ("held-out-9=abc:def", "held-out-5=abc", "held-out-5"):
+    for bad in ("held-out-99=abc:def", "held-out-5=abc", "held-out-5"):
         with pytest.raises(SystemExit, match="RANGE=TABLES:READINGS"):
             parse_cached([bad])
     with pytest.raises(SystemExit, match="no cached tables"):
@@ -56,6 +56,7 @@ def test_the_sheets_to_draw_again_are_those_given_a_non_empty_list(tmp_path):
     assert seed_list(str(path)) == {200005, 200017}
     assert RANGES["held-out-7"] == [(200000, 100), (200100, 100)]
     assert RANGES["held-out-8"] == [(210000, 100), (210100, 100)]
+    assert RANGES["held-out-9"] == [(220000, 100), (220100, 100)]
 
 
 def test_a_redrawn_sheet_cached_apart_by_other_code_is_taken_from_its_cache(tmp_path, monkeypatch):

@@ -187,11 +187,22 @@ def test_a_second_reader_losing_the_leading_1_does_not_doubt_a_flag():
 
 
 def test_seen_again_keeps_a_lost_leading_1_vote_where_it_is_the_value_expected():
-    cell = CellReading([(1330, 0.99), (None, 0.01)])
+    """... where the reader's own candidates give that value some weight too (reader_sees): alone, the
+    second reader's "330" for a 1330 read 0.99 is the thin leading 1 it loses (210168: a carry
+    slip 1100 for 100, left a question by that vote)."""
+    cell = CellReading([(1330, 0.97), (330, 0.02), (None, 0.01)])
     opinion = {330: 0.9, 1330: 0.001, None: 0.099}
     on = LookSettings(trust_lost_one=True)
-    # the flag expects 330: the second reader's 330 is its vote for that value
+    # the flag expects 330, which the reader gives 0.02: the second reader's 330 is its vote
     assert seen_again(cell, opinion, [1330, 330], on, flagged=True, expected={330}).candidates[1][0] == 330
+    # the reader gives 330 nothing: no vote, the reading stands as read
+    alone = CellReading([(1330, 0.99), (None, 0.01)])
+    assert seen_again(alone, opinion, [1330, 330], on, flagged=True, expected={330}).candidates == \
+        alone.candidates
+    # ... a vote again without lost_one_agree
+    loose = LookSettings(trust_lost_one=True, lost_one_agree=False)
+    assert seen_again(alone, opinion, [1330, 330], loose, flagged=True,
+                      expected={330}).candidates[1][0] == 330
     # the flag expects 1320: 330 explains nothing, the reading stands as read
     assert seen_again(cell, opinion, [1330, 1320, 330], on, flagged=True, expected={1320}).candidates == \
         cell.candidates
@@ -219,3 +230,111 @@ def test_a_mistake_whose_own_cell_is_read_unsurely_is_a_question():
     off = ReconcileSettings().with_values({"verdicts.own_sure": 0})
     unsure = reconcile(sheet(rows, probs=doubtful), settings=off, explain=False)
     assert [(f.kind, f.deal) for f in unsure.flags if f.kind == "cumulative"] == [("cumulative", 3)]
+
+
+def test_a_value_a_reader_sees_in_the_flagged_cell_makes_the_flag_a_question():
+    """Generated sheet 210065: an MNIST 8 written like a 6, E/W's cumulative 1890 read 1690 at 0.95
+    with 1890 at 0.018 (the second reader, asked, 1690 too) -- on its own a lone miscopy, and
+    flagged.  A reader that gives the value making the sheet add up real weight
+    (LookSettings.reader_sees) sees it in the writing: a "misread or mistake?" question at its
+    deal; a slip written clearly, that value given nothing, stays a flag, and so does the doubtful
+    one with reader_sees 0."""
+    from scoring.reconcile import ReconcileSettings
+
+    rows = running(SCORES)
+    true = rows[4][2]
+    wrong = true + 500
+
+    def reading(p_true):
+        r = sheet(rows, probs={(4, "cum_ns"): [(wrong, 0.99 - p_true), (true, p_true), (None, 0.01)]})
+        r.meta["doubt"] = 0.01
+        return r
+
+    second = {wrong: 0.97, true: 0.015, None: 0.015}  # a vote below seen_at: mixes nothing in
+    doubted = reconcile(reading(0.018), explain=False, look=_Second(("5", "cum_ns"), second))
+    assert not [f for f in doubted.flags if f.kind == "cumulative"]
+    assert any(r.deal == 5 and r.column == "cum_ns" and r.kind == "cumulative"
+               and "misread" in r.reason for r in doubted.review)
+    clear = reconcile(reading(0.0), explain=False, look=_Second(("5", "cum_ns"), second))
+    assert [(f.kind, f.deal, f.written, f.expected) for f in clear.flags
+            if f.kind == "cumulative"] == [("cumulative", 5, wrong, true)]
+    off = ReconcileSettings().with_values({"look.reader_sees": 0})
+    kept = reconcile(reading(0.018), settings=off, explain=False,
+                     look=_Second(("5", "cum_ns"), second))
+    assert [(f.kind, f.deal) for f in kept.flags if f.kind == "cumulative"] == [("cumulative", 5)]
+
+
+def test_a_score_the_second_reader_sees_adding_up_makes_the_cumulative_flag_a_question():
+    """Generated sheet 210145: deal 30's E/W score 740, the 7's top cut off, read 140 at 0.999, so
+    the cumulative written right is flagged.  Asked about the score that adds up to the cumulative
+    as written, the second reader gives 740 0.044: it sees it in the writing
+    (LookSettings.second_sees), and the flag is a question; where it gives it 0.01 (as it gives
+    the value a clear slip expects: at most 0.01 on held-out-5 and -8) the flag stands."""
+    from scoring.reconcile import ReconcileSettings
+
+    rows = running(SCORES)
+    assert rows[5][1] == 330
+    reading = sheet(rows, probs={(5, "ew"): [(630, 0.999), (None, 0.001)]})
+    reading.meta["doubt"] = 0.01
+
+    def asked_score(p):
+        look = _Second(("6", "ew"), {630: 0.95 - p, 330: p, None: 0.05})
+        return look, reconcile(reading, explain=False, look=look)
+
+    look, seen = asked_score(0.044)
+    assert 330 in {v for r, k, vals in look.asked if (r, k) == ("6", "ew") for v in vals}
+    assert not [f for f in seen.flags if f.kind == "cumulative"]
+    assert any(r.deal == 6 and r.kind == "cumulative" for r in seen.review)
+    _, unseen = asked_score(0.01)
+    assert [(f.kind, f.deal, f.written, f.expected) for f in unseen.flags
+            if f.kind == "cumulative"] == [("cumulative", 6, 1460, 1760)]
+    off = ReconcileSettings().with_values({"look.second_sees": 0})
+    kept = reconcile(reading, settings=off, explain=False, look=asked_score(0.044)[0])
+    assert [(f.kind, f.deal) for f in kept.flags if f.kind == "cumulative"] == [("cumulative", 6)]
+
+
+def test_a_leading_1_more_or_less_is_no_value_a_reader_sees():
+    """Generated sheets 210168 and 180198: carry slips 1100 for 100 and 1190 for 190 read 0.997 and
+    0.95; the second reader reads "100" at 0.36 (the thin leading 1 it loses), the reader gives
+    190 0.017 (the same loss).  A leading 1 more or less is how both readers misread and how the
+    players slip: no sign the writing is doubtful, the flag stands; another value given so much
+    is."""
+    from scoring.reconcile.look import seconded
+    from scoring.sheet import Flag
+
+    rows = running(SCORES)
+    rows[1] = (rows[1][0], rows[1][1], rows[1][2] + 1000, rows[1][3])
+    reading = sheet(rows, probs={(1, "cum_ns"): [(1100, 0.97), (100, 0.017), (1300, 0.01),
+                                                 (None, 0.003)]})
+    carry = Flag("cumulative", "", deal=2, side="ns", column="cum_ns", written=1100, expected=100)
+    seen = {("2", "cum_ns"): {1100: 0.44, 100: 0.36, 1300: 0.04, None: 0.16}}
+    assert seconded(reading, [carry], seen) == frozenset()
+    other = Flag("cumulative", "", deal=2, side="ns", column="cum_ns", written=1100, expected=1300)
+    assert seconded(reading, [other], seen) == frozenset({("2", "cum_ns", 1300)})
+    assert seconded(reading, [other], seen, LookSettings(reader_sees=0)) == \
+        frozenset({("2", "cum_ns", 1300)})
+    assert seconded(reading, [other], seen, LookSettings(reader_sees=0, second_sees=0)) == \
+        frozenset()
+
+
+def test_a_blank_or_a_0_more_or_less_is_no_value_a_reader_sees():
+    """Generated sheets 190049 and 190022 (legible, flagged): an impossible pair's N/S score 60,
+    the second reader giving "nothing" (0) 0.10 in the written cell; a score 8000 for 800, the
+    reader giving 800 0.009.  A blank, or a 0 more or less (the players' slip and the readers'
+    loss alike), is no sign the writing is doubtful: both flags stand."""
+    from scoring.reconcile.look import seconded
+    from scoring.sheet import Flag
+
+    rows = running(SCORES)
+    rows[2] = (60, 300, rows[2][2] + 60, rows[2][3])
+    rows[3:] = [(r[0], r[1], r[2] + 60, r[3]) for r in rows[3:]]
+    reading = sheet(rows, probs={(2, "ns"): [(60, 0.98), (0, 0.01), (None, 0.01)],
+                                 (3, "ns"): [(1700, 0.98), (170, 0.009), (None, 0.011)]})
+    pair = Flag("score", "", deal=3, side="ns", column="ns", written=60, expected=0)
+    zero = Flag("score", "", deal=4, side="ns", column="ns", written=1700, expected=170)
+    seen = {("3", "ns"): {60: 0.85, 0: 0.1, None: 0.05}, ("4", "ns"): {1700: 0.9, 170: 0.05}}
+    assert seconded(reading, [pair, zero], seen) == frozenset()
+    # a value not a slip away from the reading, given as much, is seen
+    other = Flag("score", "", deal=4, side="ns", column="ns", written=1700, expected=1200)
+    seen[("4", "ns")][1200] = 0.05
+    assert seconded(reading, [other], seen) == frozenset({("4", "ns", 1200)})
