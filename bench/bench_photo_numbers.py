@@ -12,15 +12,20 @@ For each written (non-zero) number of the deals a photo shows and the glare does
 - ``filled wrong``: named missing / blank / not cut, and the reconciliation put a wrong value.
 
 (A number whose reading was wrong and which the reconciliation set right counts right.)  Counted
-separately for photos cut right (bench_photo.py's cut_right) and those found but cut wrong.
+separately for photos cut right (bench_photo.py's cut_right) and those found but cut wrong; the
+photos cut right also by how many photo pixels their rows of writing got (``cell_px``: the median
+short side of the truth's number cells in the photo; ``--px-bands``), since a far, blurred sheet's
+writing is a few pixels high whatever the reader does.
 
     OMP_THREAD_LIMIT=1 .venv/bin/python bench/bench_photo_numbers.py DIR [DIR ...] [--json OUT.json]
+        [--px-bands 16,20]
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import sys
 from collections import Counter
@@ -38,6 +43,28 @@ from ocr.settings import GeometrySettings  # noqa: E402
 from ocr.table import find_table  # noqa: E402
 
 NUMBER_KEYS = ("ns", "ew", "cum_ns", "cum_ew")
+
+
+def cell_px(truth: dict) -> float | None:
+    """How many photo pixels a row of writing got: the median short side of the truth's number
+    cells' outlines in the photo (None: the truth has no cell outlines)."""
+    sides = sorted(min(math.dist(q[0], q[1]), math.dist(q[1], q[2]))
+                   for q in (c["quad"] for c in truth.get("cells", []) if c.get("key") in NUMBER_KEYS))
+    return sides[len(sides) // 2] if sides else None
+
+
+def by_size(results: list[dict], bands: list[float]) -> list[tuple[str, int, int, int]]:
+    """The photos cut right, by ``cell_px`` between ``bands``' edges: (band, photos, written
+    numbers, right) per band (photos without a size left out)."""
+    edges = [0.0, *bands, math.inf]
+    out = []
+    for lo, hi in zip(edges, edges[1:], strict=False):
+        rs = [r for r in results if r["found"] and r["right"] and r.get("cell_px") is not None
+              and lo <= r["cell_px"] < hi]
+        name = f"< {hi:g} px" if lo == 0 else f">= {lo:g} px" if math.isinf(hi) else f"{lo:g}-{hi:g} px"
+        out.append((name, len(rs), sum(sum(r["numbers"].values()) for r in rs),
+                    sum(r["numbers"].get("right", 0) for r in rs)))
+    return out
 
 
 def classify(path: Path, truth: dict, settings: GeometrySettings) -> dict:
@@ -86,13 +113,15 @@ def classify(path: Path, truth: dict, settings: GeometrySettings) -> dict:
             out[cls] += 1
             if cls != "right":
                 wrong.append([deal, key, want[key], best, final, cls])
-    return {"source": path.name, "found": True, "right": right, "why": why, "numbers": dict(out), "wrong": wrong}
+    return {"source": path.name, "found": True, "right": right, "why": why, "numbers": dict(out), "wrong": wrong,
+            "cell_px": cell_px(truth)}
 
 
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("dirs", type=Path, nargs="+")
     p.add_argument("--json", type=Path)
+    p.add_argument("--px-bands", default="16,20", help="cell_px band edges for the photos cut right")
     args = p.parse_args(argv)
     from ocr import tess
     from ocr.ensemble import default_net
@@ -119,6 +148,9 @@ def main(argv: list[str] | None = None) -> int:
         for cls, k in total.most_common():
             if cls != "right":
                 print(f"  {k:5d}  {cls}  (photos: {sum(1 for r in rs if r['numbers'].get(cls))})")
+    print("\ncut right, by photo pixels per row of writing (cell_px):")
+    for name, photos, n, right in by_size(results, [float(v) for v in args.px_bands.split(",")]):
+        print(f"  {name:>12}: {photos} photos, {n} written numbers, right {right} ({100.0 * right / max(1, n):.1f} %)")
     if args.json:
         args.json.write_text(json.dumps(results, indent=1))
     return 0

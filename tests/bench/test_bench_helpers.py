@@ -99,3 +99,23 @@ def test_ablation_tables_cache_can_be_read(monkeypatch, tmp_path):
     assert table is not None and table.straight.grid is None  # a scan, not a photo's lattice
     reading = read_table(table)
     assert reading.rows and any(c.candidates for r in reading.rows for c in r.cells.values())
+
+
+def test_bench_photo_numbers_sorts_photos_by_the_pixels_their_writing_got():
+    """bench_photo_numbers' size bands: a photo's cell_px is the median short side of its truth's
+    number cells in the photo; the photos cut right are counted per band, the others left out."""
+    from bench.bench_photo_numbers import by_size, cell_px
+
+    def quad(w, h):
+        return [[0, 0], [w, 0], [w, h], [0, h]]
+
+    truth = {"cells": [{"key": "ns", "quad": quad(40, 12)}, {"key": "cum_ew", "quad": quad(10, 50)},
+                       {"key": "ew", "quad": quad(60, 14)}, {"key": "names_ns", "quad": quad(200, 3)}]}
+    assert cell_px(truth) == 12  # of 10, 12, 14 (the names line is no number cell)
+    assert cell_px({"cells": []}) is None
+    results = [{"found": True, "right": True, "cell_px": 12.0, "numbers": {"right": 1, "read blank": 9}},
+               {"found": True, "right": True, "cell_px": 18.0, "numbers": {"right": 7, "misread, kept": 1}},
+               {"found": True, "right": True, "cell_px": 25.0, "numbers": {"right": 9}},
+               {"found": True, "right": False, "cell_px": 25.0, "numbers": {"right": 2, "read blank": 5}},
+               {"found": False, "right": False, "numbers": {}}]
+    assert by_size(results, [16, 20]) == [("< 16 px", 1, 10, 1), ("16-20 px", 1, 8, 7), (">= 20 px", 1, 9, 9)]
