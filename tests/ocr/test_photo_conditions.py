@@ -370,3 +370,26 @@ def test_a_lattice_grown_to_a_few_rows_only_is_not_extrapolated_to_the_table(mon
     except InputError:
         pass
     assert "wrong place" in cells_right(_table(page, GeometrySettings(dewarp_grown_rows=0)), truth)
+
+
+def test_a_far_sheets_lattice_is_sought_on_the_page_straightened_by_its_outline():
+    """A 3-D scene (seed 20001, the sheet ~0.3 m off, curled): on the photo, the handwriting as thick
+    as the blurred rulings merges and splits the paper patches, and pass one links two columns; the
+    one homography of the scan path leaves the curl in its rows.  The sheet's outline shows whole:
+    the page straightened by it shows the rulings nearly level, told from the handwriting by their
+    length, and their lattice straightens the table, cut right."""
+    page, truth = photo3d(20001)
+    assert cells_right(_table(page), truth) == ""
+    assert _fails(page, truth, GeometrySettings(photo_paper_seed=False))
+
+
+def test_the_tables_end_is_told_under_its_blurred_frame(monkeypatch):
+    """A 3-D scene (seed 20028, print unread, deals 1-12's label cells lost in the light): the rows
+    are named from the table's end under deal 30.  The classic printing's frame there, blurred,
+    reaches below the band's inset, and its tail where the column rulings meet it passed for rulings
+    running on: no end, no names, no table.  The band starts where the paper shows again."""
+    import ocr.table.lattice as lattice_mod
+    page, truth = photo3d(20028)
+    assert cells_right(_table(page), truth) == ""
+    monkeypatch.setattr(lattice_mod, "_under_ruling", lambda grey, rulings, y, settings: y)
+    assert _fails(page, truth, GeometrySettings())
