@@ -383,8 +383,10 @@ def straighten_photo(page: Page, settings: GeometrySettings | None = None,
     if paper is not None and settings.photo_paper_seed and (grid is None or grid.cells < settings.grid_enough_cells):
         # still too few, and the sheet's outline shows (a far sheet): its lattice sought on the page
         # straightened by that outline, where rulings are told from handwriting by their length
+        # (taken with rows enough to pin a curl, as a grown lattice: the rows placed past a few drift)
         seeded, at = paper_grid(grey, np.asarray(paper, np.float64) * a, settings)
-        if seeded is not None and (grid is None or seeded.cells > grid.cells):
+        if (seeded is not None and seeded.shape[0] >= settings.dewarp_grown_rows
+                and (grid is None or seeded.cells > grid.cells)):
             grid, level = seeded, at
     if grid is None:
         return None

@@ -210,10 +210,14 @@ def ends_below(grey: np.ndarray, rulings: TableRulings, i: int, settings: Geomet
     if i + 1 >= len(ys):
         return False
     pitch = float(np.median(np.diff(ys)))
-    # the band starts where the paper shows again under the row's bottom ruling: the classic
-    # printing's frame, blurred on a far sheet, reaches further down than the band's inset, and its
-    # tail, darkest where the column rulings meet it, passed for rulings running on
-    shift = max(0.0, _under_ruling(grey, rulings, ys[i + 1], settings) - ys[i + 1])
+    # on a lattice of the whole table, the band starts where the paper shows again under the row's
+    # bottom ruling: the classic printing's frame, blurred on a far sheet, reaches further down than
+    # the band's inset, and its tail, darkest where the column rulings meet it, passed for rulings
+    # running on.  (A shorter lattice named from its end has the other rows placed past it, where a
+    # far sheet's canvas drifts: there the end is told as before)
+    shift = 0.0
+    if len(ys) - 1 >= DEALS:
+        shift = max(0.0, _under_ruling(grey, rulings, ys[i + 1], settings) - ys[i + 1])
     top = ys[i + 1] + shift
     bottom = (ys[i + 2] if i + 2 < len(ys) else ys[i + 1] + pitch) + shift
     middle = _through(grey, rulings, i, top, bottom, settings, cols=(2, 3, 4))
