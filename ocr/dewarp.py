@@ -253,13 +253,9 @@ def second_grid(grey: np.ndarray, level: int, model: TableModel, grid: TableGrid
     size = (int((x1 - x0) * per), int((y1 - y0) * per))
     if size[0] * size[1] > 4 * grey.size:
         return None
-    step = 4
     smooth = TableModel(model.h, model.poly, model.norm, model.xs, model.ys, None)  # no mesh yet
-    g = remap_grid(smooth, x0, y0, per, size, step)
-    rough = warp(grey, g, step, size)
-    ink = cv2.threshold(rough, level, 255, cv2.THRESH_BINARY_INV)[1]
+    cells = _rough_cells(grey, level, smooth, (x0, y0), per, size, settings)
     # the slack for the mask's thick rulings on a lattice of most of the table only (measured there)
-    cells = find_cells(rulings_only(ink, per, settings), settings)
     found = grid_of(cells, settings, down=np.array([0.0, 1.0]),
                     slack=settings.dewarp_node_slack_px, slack_rows=settings.dewarp_slack_rows)
     if (found is None or found.cells < grid.cells) and settings.dewarp_thick_retry and rows < DEALS:
@@ -268,13 +264,36 @@ def second_grid(grey: np.ndarray, level: int, model: TableModel, grid: TableGrid
         # Linked across them, the lattice is taken for the rows it adds to one short of the table,
         # when it holds rows enough to pin a curl (reaching across a thick ruling can also join a
         # narrow column to the next; a few rows extrapolated to thirty drift)
-        thick = grid_of(cells, settings, down=np.array([0.0, 1.0]), thick=True,
-                        slack=settings.dewarp_node_slack_px, slack_rows=settings.dewarp_slack_rows)
+        thick = _thick_grid(cells, settings)
         if (thick is not None and thick.shape[0] > max(grid.shape[0], settings.dewarp_grown_rows - 1)
                 and thick.shape[1] <= N_COLS):
             found = _spaced_widths(thick)
     if found is None or found.cells < grid.cells:
         return None
+    return _mapped_back(found, smooth, (x0, y0), per)
+
+
+def _rough_cells(grey: np.ndarray, level: int, smooth: TableModel, origin: tuple[float, float], per: float,
+                 size: tuple[int, int], settings: GeometrySettings) -> list:
+    """The paper patches between the rulings of ``grey`` roughly straightened by ``smooth`` onto a
+    canvas of ``size`` whose pixel (u, v) is table point ``origin`` + (u, v) / ``per``, thresholded at
+    ``level`` (the long strokes alone: see :func:`rulings_only`)."""
+    step = 4
+    g = remap_grid(smooth, origin[0], origin[1], per, size, step)
+    rough = warp(grey, g, step, size)
+    ink = cv2.threshold(rough, level, 255, cv2.THRESH_BINARY_INV)[1]
+    return find_cells(rulings_only(ink, per, settings), settings)
+
+
+def _thick_grid(cells: list, settings: GeometrySettings) -> TableGrid | None:
+    """The lattice of a rough image's ``cells`` linked across thick rulings (see second_grid)."""
+    return grid_of(cells, settings, down=np.array([0.0, 1.0]), thick=True,
+                   slack=settings.dewarp_node_slack_px, slack_rows=settings.dewarp_slack_rows)
+
+
+def _mapped_back(found: TableGrid, smooth: TableModel, origin: tuple[float, float], per: float) -> TableGrid:
+    """A lattice ``found`` on a rough image (see :func:`_rough_cells`) with its crossings mapped back
+    through ``smooth`` onto the analysed image, turned over when it lies upside down there."""
     w = found.widths
     if len(w) >= 4 and w[0] + w[1] > w[-1] + w[-2]:
         # pass one saw too few columns to tell the table's left from its right: this lattice sees
@@ -282,10 +301,47 @@ def second_grid(grey: np.ndarray, level: int, model: TableModel, grid: TableGrid
         found = TableGrid(found.nodes[::-1, ::-1].copy(), found.count[::-1, ::-1].copy(), w[::-1].copy(),
                           found.cells, found.found[::-1, ::-1].copy())
     ok = np.isfinite(found.nodes[..., 0])
-    table = found.nodes[ok] / per + (x0, y0)
+    table = found.nodes[ok] / per + origin
     back = np.full(found.nodes.shape, np.nan)
     back[ok] = smooth(table)
     return TableGrid(back, found.count, found.widths, found.cells, found.found)
+
+
+PAGE_ROWS = (210.0 / ROW_MM, 297.0 / ROW_MM)  # the printed page in row heights (A4, portrait)
+
+
+def paper_grid(grey: np.ndarray, paper: np.ndarray, settings: GeometrySettings) -> tuple[TableGrid | None, int]:
+    """Pass one seeded by the sheet's outline ``paper`` (corners tl, tr, br, bl on ``grey``): the page
+    straightened by that quad's homography onto a rough image of dewarp_rough_px a row, and the
+    lattice found there from the rulings alone (as pass two finds it), at each grid_thresholds level
+    until one holds most of a table.  A far sheet's table is small and blurred in the photo: its
+    handwriting, as thick as its rulings, merges and splits the paper patches pass one looks for,
+    where on the rough image the rulings are told from it by their length.  The lattice on ``grey``
+    and its level; (None, first level) when none is found."""
+    w, h = PAGE_ROWS
+    tl, tr, br, bl = np.asarray(paper, np.float64)
+    if np.hypot(*(tr - tl)) + np.hypot(*(br - bl)) > np.hypot(*(bl - tl)) + np.hypot(*(br - tr)):
+        tl, tr, br, bl = tr, br, bl, tl  # the sheet lies sideways: its long sides run across the photo
+    src = np.float32([[0, 0], [w, 0], [w, h], [0, h]])
+    hom = cv2.getPerspectiveTransform(src, np.float32([tl, tr, br, bl]))
+    model = TableModel(hom, None, (w / 2, 1.0, h / 2, 1.0), np.array([0.0, w]), np.array([0.0, h]), None)
+    per = float(np.clip(_scale(model), settings.dewarp_rough_px[0], settings.dewarp_rough_px[1]))
+    origin = (-1.0, -1.0)
+    size = (int((w + 2) * per), int((h + 2) * per))
+    best, level = None, settings.grid_thresholds[0]
+    for t in settings.grid_thresholds:
+        cells = _rough_cells(grey, t, model, origin, per, size, settings)
+        found = grid_of(cells, settings, down=np.array([0.0, 1.0]),
+                        slack=settings.dewarp_node_slack_px, slack_rows=settings.dewarp_slack_rows)
+        if (found is None or found.cells < settings.grid_enough_cells) and settings.dewarp_thick_retry:
+            thick = _thick_grid(cells, settings)
+            if thick is not None and thick.shape[1] <= N_COLS and (found is None or thick.cells > found.cells):
+                found = _spaced_widths(thick)
+        if found is not None and (best is None or found.cells > best.cells):
+            best, level = found, t
+        if best is not None and best.cells >= settings.grid_enough_cells:
+            break
+    return (None if best is None else _mapped_back(best, model, origin, per)), level
 
 
 def _analyse(ana: np.ndarray, settings: GeometrySettings) -> tuple[np.ndarray, np.ndarray, TableGrid | None, int]:
@@ -297,9 +353,11 @@ def _analyse(ana: np.ndarray, settings: GeometrySettings) -> tuple[np.ndarray, n
     return light, grey, grid, level
 
 
-def straighten_photo(page: Page, settings: GeometrySettings | None = None) -> StraightPage | None:
+def straighten_photo(page: Page, settings: GeometrySettings | None = None,
+                     paper: np.ndarray | None = None) -> StraightPage | None:
     """The sheet of a photo straightened from its deal table's lattice, or None when no lattice of
-    a table is found (the caller falls back to the paper's outline)."""
+    a table is found (the caller falls back to the paper's outline).  ``paper``: the sheet's corners
+    (tl, tr, br, bl) on Page.image when its whole outline shows, for :func:`paper_grid`."""
     settings = settings or GeometrySettings()
     ana, a = _shrink(page.image, settings.photo_analysis_long)
     light, grey, grid, level = _analyse(ana, settings)
@@ -322,6 +380,14 @@ def straighten_photo(page: Page, settings: GeometrySettings | None = None) -> St
             thick, at = first_grid(flat, settings, thick=True)
             if thick is not None and (grid is None or thick.cells > grid.cells):
                 ana, a, light, grey, grid, level = img, scale, lit, flat, thick, at
+    if paper is not None and settings.photo_paper_seed and (grid is None or grid.cells < settings.grid_enough_cells):
+        # still too few, and the sheet's outline shows (a far sheet): its lattice sought on the page
+        # straightened by that outline, where rulings are told from handwriting by their length
+        # (taken with rows enough to pin a curl, as a grown lattice: the rows placed past a few drift)
+        seeded, at = paper_grid(grey, np.asarray(paper, np.float64) * a, settings)
+        if (seeded is not None and seeded.shape[0] >= settings.dewarp_grown_rows
+                and (grid is None or seeded.cells > grid.cells)):
+            grid, level = seeded, at
     if grid is None:
         return None
     model = fit_model(grid, settings)

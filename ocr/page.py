@@ -37,11 +37,15 @@ def straighten(page: Page, settings: GeometrySettings | None = None) -> Straight
         except errors as exc:
             raise InputError(f"{page.source}: page {page.index + 1}: cannot straighten ({exc})") from None
 
-    def photo() -> StraightPage | None:
+    def photo(paper: np.ndarray | None = None) -> StraightPage | None:
         try:
-            return straighten_photo(page, settings)
+            return straighten_photo(page, settings, paper)
         except errors:
             return None
+
+    def photo_of_paper() -> StraightPage | None:
+        # the whole sheet shows: its outline can seed the lattice (see dewarp.paper_grid)
+        return photo(paper_corners(img, settings))
 
     if not settings.photo_path:
         return scan()
@@ -54,7 +58,7 @@ def straighten(page: Page, settings: GeometrySettings | None = None) -> Straight
         # a photo of the whole sheet, its outline on a darker table: the scan path is right on
         # most (its one homography), and fast; ocr.table checks that its rows come out straight
         first = scan()
-        first.retry, first.verify = photo, True
+        first.retry, first.verify = photo_of_paper, True
         return first
     first = photo()
     if first is None:
@@ -76,6 +80,14 @@ def _glance(img: np.ndarray) -> np.ndarray:
 def whole_paper(small: np.ndarray, settings: GeometrySettings) -> bool:
     """Whether the whole sheet's outline shows on a darker background in ``small`` (a BGR glance)."""
     return find_paper(cv2.cvtColor(small, cv2.COLOR_BGR2GRAY), max(small.shape[:2])) is not None
+
+
+def paper_corners(img: np.ndarray, settings: GeometrySettings) -> np.ndarray | None:
+    """The sheet's corners (tl, tr, br, bl) on ``img`` when its outline shows on a darker
+    background (found on a copy GeometrySettings.mid_long pixels long), else None."""
+    mid = _shrink(img, settings.mid_long)
+    quad = find_paper(cv2.cvtColor(mid, cv2.COLOR_BGR2GRAY), settings.paper_long)
+    return None if quad is None else quad * (img.shape[1] / mid.shape[1])
 
 
 def looks_like_photo(small: np.ndarray, settings: GeometrySettings) -> bool:

@@ -162,6 +162,9 @@ class GeometrySettings:
     # ... when the enlarged copy's long side is at most this: phone photos up to ~2.5 MP (1900 px
     photo_upsample_long: int = 3800
     #   long); a scan (2300+ px, or shrunk to photo_analysis_long) has pixels enough, keeps its time
+    # a lattice still short of grid_enough_cells is sought on the page straightened by the sheet's
+    #   outline when that shows whole (a far sheet: dewarp.paper_grid)
+    photo_paper_seed: bool = True
     # a photo lattice's last column narrower than this share of its score columns is a part of one
     #   (the cumulative E/W is ~1.1 times a score column's width; a part cut at its writing, ~0.45)
     photo_part_column: float = 0.6

@@ -210,11 +210,39 @@ def ends_below(grey: np.ndarray, rulings: TableRulings, i: int, settings: Geomet
     if i + 1 >= len(ys):
         return False
     pitch = float(np.median(np.diff(ys)))
-    bottom = ys[i + 2] if i + 2 < len(ys) else ys[i + 1] + pitch
-    middle = _through(grey, rulings, i, ys[i + 1], bottom, settings, cols=(2, 3, 4))
+    # on a lattice of the whole table, the band starts where the paper shows again under the row's
+    # bottom ruling: the classic printing's frame, blurred on a far sheet, reaches further down than
+    # the band's inset, and its tail, darkest where the column rulings meet it, passed for rulings
+    # running on.  (A shorter lattice named from its end has the other rows placed past it, where a
+    # far sheet's canvas drifts: there the end is told as before)
+    shift = 0.0
+    if len(ys) - 1 >= DEALS:
+        shift = max(0.0, _under_ruling(grey, rulings, ys[i + 1], settings) - ys[i + 1])
+    top = ys[i + 1] + shift
+    bottom = (ys[i + 2] if i + 2 < len(ys) else ys[i + 1] + pitch) + shift
+    middle = _through(grey, rulings, i, top, bottom, settings, cols=(2, 3, 4))
     if middle == "ruled":
-        return _through(grey, rulings, i, ys[i + 1], bottom, settings, cols=(1,)) in ("marked", "blank")
+        return _through(grey, rulings, i, top, bottom, settings, cols=(1,)) in ("marked", "blank")
     return middle == "blank"
+
+
+def _under_ruling(grey: np.ndarray, rulings: TableRulings, y: float, settings: GeometrySettings) -> float:
+    """The first pixel row under the horizontal ruling the lattice puts at ``y`` on ``grey`` where the
+    paper's level is back: each pixel row's median across the score columns, from the darkest within
+    GeometrySettings.header_ruling_reach's search reach of ``y`` down to the first within
+    ``header_ruling_min`` of the lightest there (``y`` when nothing dips)."""
+    xs = rulings.xs
+    pitch = float(np.median(np.diff(rulings.ys)))
+    reach = settings.header_ruling_reach[1] * pitch
+    h, w = grey.shape[:2]
+    a, b = max(0, round(y - reach)), min(h, round(y + 2 * reach) + 1)
+    x0, x1 = max(0, round(xs[2])), min(w, round(xs[-1]) + 1)
+    if b - a < 3 or x1 <= x0:
+        return y
+    level = np.median(grey[a:b, x0:x1].astype(np.float32), axis=1)
+    dark = int(np.argmin(level[:min(len(level), round(2 * reach) + 1)]))
+    back = np.flatnonzero(level[dark:] >= level.max() - settings.header_ruling_min)
+    return float(a + dark + back[0]) if back.size else y
 
 
 def _through(grey: np.ndarray, rulings: TableRulings, i: int, top: float, bottom: float,

@@ -203,10 +203,11 @@ def test_a_last_column_far_narrower_than_a_score_column_is_placed_again_as_the_f
     """A dim 3-D scene (seed 8017): pass two's rough image ended inside the cumulative E/W column,
     whose edge closed its cells -- a last column half a score column wide, which made the lattice
     unlike the form, and the rows went unnamed (no table).  It is placed again beside the other
-    five, as wide as a score column, and every cell is cut right."""
+    five, as wide as a score column, and every cell is cut right.  (The lattice sought on the page
+    straightened by the sheet's outline also finds it whole: that is turned off too.)"""
     page, truth = photo3d(8017)
     assert cells_right(_table(page), truth) == ""
-    assert _fails(page, truth, GeometrySettings(photo_part_column=0.0))
+    assert _fails(page, truth, GeometrySettings(photo_part_column=0.0, photo_paper_seed=False))
 
 
 def test_a_narrow_fifth_column_is_placed_again_with_the_one_beyond_it():
@@ -226,9 +227,10 @@ def test_label_columns_found_as_one_are_split_as_the_form_has_them():
     assert cells_right(_table(page), truth) == ""
     # (its deal-number column's outer ruling shows on the left: the rule for a lost deal-number
     # column takes it first, so both are turned off for the check; pass two run again on its own
-    # lattice finds the ruling between them too: also off)
-    assert _fails(page, truth,
-                  GeometrySettings(photo_labels_merged=(2.0, 2.0), photo_score_like=99.0, dewarp_regrow=0))
+    # lattice finds the ruling between them too, and so does the lattice sought on the page
+    # straightened by the sheet's outline: also off)
+    assert _fails(page, truth, GeometrySettings(photo_labels_merged=(2.0, 2.0), photo_score_like=99.0,
+                                                dewarp_regrow=0, photo_paper_seed=False))
 
 
 def test_a_lattice_set_aside_for_more_rows_unnamed_is_taken_after_all(monkeypatch):
@@ -303,12 +305,16 @@ def test_rows_named_by_the_tables_shape_leaving_deal_rows_above_deal_1_are_not_c
     assert "wrong place" in cells_right(_table(page, rough), truth)
 
 
-def test_a_lattice_its_shape_does_not_name_is_no_table_not_a_crash():
+def test_a_lattice_its_shape_does_not_name_is_no_table_not_a_crash(monkeypatch):
     """A 3-D scene (seed 11014) straightened without pass two's inner crossings: its 31-row lattice
     neither its print nor its shape names -- a clear "no table" (InputError), never another
-    exception out of the naming.  (With them its print is read and every cell is cut right.)"""
+    exception out of the naming.  (With them its print is read and every cell is cut right.)  The
+    table's end is looked for right under its last row's ruling, as before that ruling's blurred
+    tail was stepped over (which names this lattice from its end), to keep a lattice nothing names."""
+    import ocr.table.lattice as lattice_mod
     from ocr.dewarp import straighten_photo
     from ocr.table import _find_table_once
+    monkeypatch.setattr(lattice_mod, "_under_ruling", lambda grey, rulings, y, settings: y)
     page, truth = photo3d(11014)
     rough = GeometrySettings(dewarp_node_slack_px=0.0)
     straight = straighten_photo(page, rough)
@@ -370,3 +376,26 @@ def test_a_lattice_grown_to_a_few_rows_only_is_not_extrapolated_to_the_table(mon
     except InputError:
         pass
     assert "wrong place" in cells_right(_table(page, GeometrySettings(dewarp_grown_rows=0)), truth)
+
+
+def test_a_far_sheets_lattice_is_sought_on_the_page_straightened_by_its_outline():
+    """A 3-D scene (seed 20001, the sheet ~0.3 m off, curled): on the photo, the handwriting as thick
+    as the blurred rulings merges and splits the paper patches, and pass one links two columns; the
+    one homography of the scan path leaves the curl in its rows.  The sheet's outline shows whole:
+    the page straightened by it shows the rulings nearly level, told from the handwriting by their
+    length, and their lattice straightens the table, cut right."""
+    page, truth = photo3d(20001)
+    assert cells_right(_table(page), truth) == ""
+    assert _fails(page, truth, GeometrySettings(photo_paper_seed=False))
+
+
+def test_the_tables_end_is_told_under_its_blurred_frame(monkeypatch):
+    """A 3-D scene (seed 20028, print unread, deals 1-12's label cells lost in the light): the rows
+    are named from the table's end under deal 30.  The classic printing's frame there, blurred,
+    reaches below the band's inset, and its tail where the column rulings meet it passed for rulings
+    running on: no end, no names, no table.  The band starts where the paper shows again."""
+    import ocr.table.lattice as lattice_mod
+    page, truth = photo3d(20028)
+    assert cells_right(_table(page), truth) == ""
+    monkeypatch.setattr(lattice_mod, "_under_ruling", lambda grey, rulings, y, settings: y)
+    assert _fails(page, truth, GeometrySettings())
