@@ -6,7 +6,7 @@
 
 Each range named is reported on its own, then all of them together.  ``--tree DIR`` reconciles
 the same cached readings with the code of another checkout (``git archive COMMIT | tar -x -C
-DIR``), for a before/after; its review items, from before they carried a ``kind``, count as naming
+DIR``), its second look included, for a before/after; its review items, from before they carried a ``kind``, count as naming
 a mistake when they are at its place and say more than "unsure reading" or "blank?".
 
 The sheets: the generator's every kind of planted mistake (samples.content.ALL_MISTAKES, the carry
@@ -243,18 +243,21 @@ def _loosely_named(m: dict, review: list[dict]) -> bool:
                for r in review)
 
 
-def other_tree(tree: str, data) -> dict[str, dict]:
+def other_tree(tree: str, data, reader_settings=None) -> dict[str, dict]:
     """Each sheet's reconciled object made by the code in ``tree`` (a subprocess with its modules
-    first on the path), by source."""
+    first on the path), by source -- with that tree's second look at the cached table's cells, as
+    :func:`measure` has it look, when ``reader_settings`` is given."""
     with tempfile.TemporaryDirectory() as tmp:
         readings = os.path.join(tmp, "readings.pkl")
         with open(readings, "wb") as fh:
-            pickle.dump([r for _, _, table, r in data if table is not None], fh)
+            pickle.dump(([(table, r) for _, _, table, r in data if table is not None], reader_settings), fh)
         script = ("import json, pickle, sys\n"
                   "from scoring.reconcile import reconcile\n"
-                  "rs = pickle.load(open(sys.argv[1], 'rb'))\n"
-                  "json.dump({r.source: reconcile(r, explain=False).to_json() for r in rs},"
-                  " open(sys.argv[2], 'w'))\n")
+                  "from ocr.look import second_look\n"
+                  "pairs, rs = pickle.load(open(sys.argv[1], 'rb'))\n"
+                  "look = lambda t: None if rs is None else second_look(t, rs)\n"
+                  "json.dump({r.source: reconcile(r, explain=False, look=look(t)).to_json()"
+                  " for t, r in pairs}, open(sys.argv[2], 'w'))\n")
         out = os.path.join(tmp, "out.json")
         subprocess.run([sys.executable, "-c", script, readings, out], check=True, cwd=tree,
                        env=dict(os.environ, PYTHONPATH=os.path.abspath(tree)))
@@ -513,7 +516,7 @@ def main(argv: list[str]) -> int:
             parts.append(("all", [d for name in names for d in loaded[key][name]], names))
         for name, data, group in parts:
             seeds = ", ".join(f"{s}-{s + n - 1}" for g in group for s, n in RANGES[g])
-            outputs = other_tree(args.tree, data) if args.tree else None
+            outputs = other_tree(args.tree, data, key[-1]) if args.tree else None
             title = args.tree if args.tree else spec
             print(report(measure(data, settings, args.details and name != "all", outputs, key[-1]),
                          f"{title}, {name}: {len(data)} sheets, seeds {seeds}") + "\n")

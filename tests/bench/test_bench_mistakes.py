@@ -11,6 +11,7 @@ from bench.bench_mistakes import (
     cached_files,
     false_flag_cause,
     load,
+    other_tree,
     parse_cached,
     seed_list,
 )
@@ -78,3 +79,21 @@ def test_a_redrawn_sheet_cached_apart_by_other_code_is_taken_from_its_cache(tmp_
     data = load(["held-out-8"], None, None, {"held-out-8": ("T", "R")}, frozenset({210005}), ("T1", "R1"))
     assert len(data) == 200 and data[5] == (210005, {"new": 1}, "table", "reading")
     assert data[6] == (210006, {"old": 210006}, None, None)
+
+
+def test_another_trees_reconciliation_takes_its_second_look_at_the_cached_table(tmp_path):
+    # a stand-in tree whose reconcile reports the look it was given, and whose second look names
+    # the table and reader settings it was asked about
+    (tmp_path / "scoring" / "reconcile").mkdir(parents=True)
+    (tmp_path / "ocr").mkdir()
+    (tmp_path / "scoring" / "__init__.py").write_text("")
+    (tmp_path / "ocr" / "__init__.py").write_text("")
+    (tmp_path / "ocr" / "look.py").write_text("def second_look(table, rs):\n    return f'{table}/{rs}'\n")
+    (tmp_path / "scoring" / "reconcile" / "__init__.py").write_text(
+        "class _Out:\n"
+        "    def __init__(self, look):\n        self.look = look\n"
+        "    def to_json(self):\n        return {'look': self.look}\n"
+        "def reconcile(r, explain=True, look=None):\n    return _Out(look)\n")
+    data = [(1, {}, "table-1", SheetReading("s1", [])), (2, {}, None, SheetReading("s2", []))]
+    assert other_tree(str(tmp_path), data, "rs") == {"s1": {"look": "table-1/rs"}}
+    assert other_tree(str(tmp_path), data) == {"s1": {"look": None}}
