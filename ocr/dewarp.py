@@ -380,7 +380,9 @@ def straighten_photo(page: Page, settings: GeometrySettings | None = None,
             thick, at = first_grid(flat, settings, thick=True)
             if thick is not None and (grid is None or thick.cells > grid.cells):
                 ana, a, light, grey, grid, level = img, scale, lit, flat, thick, at
-    if paper is not None and settings.photo_paper_seed and (grid is None or grid.cells < settings.grid_enough_cells):
+    far = paper is not None and cv2.contourArea(np.asarray(paper, np.float32).reshape(-1, 1, 2)) \
+        <= settings.photo_paper_seed_share * page.image.shape[0] * page.image.shape[1]
+    if far and settings.photo_paper_seed and (grid is None or grid.cells < settings.grid_enough_cells):
         # still too few, and the sheet's outline shows (a far sheet): its lattice sought on the page
         # straightened by that outline, where rulings are told from handwriting by their length
         # (taken with rows enough to pin a curl, as a grown lattice: the rows placed past a few drift)

@@ -163,8 +163,11 @@ class GeometrySettings:
     photo_upsample_long: int = 3800
     #   long); a scan (2300+ px, or shrunk to photo_analysis_long) has pixels enough, keeps its time
     # a lattice still short of grid_enough_cells is sought on the page straightened by the sheet's
-    #   outline when that shows whole (a far sheet: dewarp.paper_grid)
+    #   outline when that shows whole (a far sheet: dewarp.paper_grid) ...
     photo_paper_seed: bool = True
+    #   ... and covers at most this share of the photo: a near sheet's rulings are not what pass one
+    #   lost, and the outline's lattice can put its rows one off there
+    photo_paper_seed_share: float = 0.4
     # a photo lattice's last column narrower than this share of its score columns is a part of one
     #   (the cumulative E/W is ~1.1 times a score column's width; a part cut at its writing, ~0.45)
     photo_part_column: float = 0.6

@@ -389,6 +389,16 @@ def test_a_far_sheets_lattice_is_sought_on_the_page_straightened_by_its_outline(
     assert _fails(page, truth, GeometrySettings(photo_paper_seed=False))
 
 
+
+def test_a_near_sheets_lattice_is_not_sought_by_its_outline():
+    """A 3-D scene (seed 22002, the sheet half the frame, tilted): pass one links too few cells, yet
+    the photo path's own passes cut the table right.  The outline's lattice, sought as for a far
+    sheet, puts the rows one off from deal 1: it is sought only when the sheet is small in the frame
+    (GeometrySettings.photo_paper_seed_share)."""
+    page, truth = photo3d(22002)
+    assert cells_right(_table(page), truth) == ""
+    assert _fails(page, truth, GeometrySettings(photo_paper_seed_share=1.0))
+
 def test_the_tables_end_is_told_under_its_blurred_frame(monkeypatch):
     """A 3-D scene (seed 20028, print unread, deals 1-12's label cells lost in the light): the rows
     are named from the table's end under deal 30.  The classic printing's frame there, blurred,
