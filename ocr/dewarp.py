@@ -256,15 +256,14 @@ def second_grid(grey: np.ndarray, level: int, model: TableModel, grid: TableGrid
     smooth = TableModel(model.h, model.poly, model.norm, model.xs, model.ys, None)  # no mesh yet
     cells = _rough_cells(grey, level, smooth, (x0, y0), per, size, settings)
     # the slack for the mask's thick rulings on a lattice of most of the table only (measured there)
-    found = grid_of(cells, settings, down=np.array([0.0, 1.0]),
-                    slack=settings.dewarp_node_slack_px, slack_rows=settings.dewarp_slack_rows)
+    found = _rough_grid(cells, settings)
     if (found is None or found.cells < grid.cells) and settings.dewarp_thick_retry and rows < DEALS:
         # a far sheet's rough image is enlarged to dewarp_rough_px a row: its mask's rulings
         # (blurred, then drawn thick) lie nearly as thick as its cells are high and part them.
         # Linked across them, the lattice is taken for the rows it adds to one short of the table,
         # when it holds rows enough to pin a curl (reaching across a thick ruling can also join a
         # narrow column to the next; a few rows extrapolated to thirty drift)
-        thick = _thick_grid(cells, settings)
+        thick = _rough_grid(cells, settings, thick=True)
         if (thick is not None and thick.shape[0] > max(grid.shape[0], settings.dewarp_grown_rows - 1)
                 and thick.shape[1] <= N_COLS):
             found = _spaced_widths(thick)
@@ -285,9 +284,11 @@ def _rough_cells(grey: np.ndarray, level: int, smooth: TableModel, origin: tuple
     return find_cells(rulings_only(ink, per, settings), settings)
 
 
-def _thick_grid(cells: list, settings: GeometrySettings) -> TableGrid | None:
-    """The lattice of a rough image's ``cells`` linked across thick rulings (see second_grid)."""
-    return grid_of(cells, settings, down=np.array([0.0, 1.0]), thick=True,
+def _rough_grid(cells: list, settings: GeometrySettings, thick: bool = False) -> TableGrid | None:
+    """The lattice of a rough image's ``cells`` (its rows running down the canvas, crossings as far
+    apart as dewarp_node_slack_px allows on a lattice of most of the table), with ``thick`` linked
+    across thick rulings (see second_grid)."""
+    return grid_of(cells, settings, down=np.array([0.0, 1.0]), thick=thick,
                    slack=settings.dewarp_node_slack_px, slack_rows=settings.dewarp_slack_rows)
 
 
@@ -331,10 +332,9 @@ def paper_grid(grey: np.ndarray, paper: np.ndarray, settings: GeometrySettings) 
     best, level = None, settings.grid_thresholds[0]
     for t in settings.grid_thresholds:
         cells = _rough_cells(grey, t, model, origin, per, size, settings)
-        found = grid_of(cells, settings, down=np.array([0.0, 1.0]),
-                        slack=settings.dewarp_node_slack_px, slack_rows=settings.dewarp_slack_rows)
+        found = _rough_grid(cells, settings)
         if (found is None or found.cells < settings.grid_enough_cells) and settings.dewarp_thick_retry:
-            thick = _thick_grid(cells, settings)
+            thick = _rough_grid(cells, settings, thick=True)
             if thick is not None and thick.shape[1] <= N_COLS and (found is None or thick.cells > found.cells):
                 found = _spaced_widths(thick)
         if found is not None and (best is None or found.cells > best.cells):
