@@ -390,6 +390,11 @@ class ReaderSettings:
     # one-digit variants of a cell's best number at least 10 ** near_floor as likely are kept
     # (CellReading.near): 243 of 261 unlisted one-digit misreads had the truth >= 1e-5
     near_floor: float = -8.0
+    # a photographed table's deal row whose number cells are fewer photo pixels high than this (the
+    # median short side of their outlines on the photo) has writing too small to read surely: its
+    # numbers are read but all go to review, and the sheet asks for a closer photo (ocr/legible.py;
+    # bench/RESULTS-geometry.md, photosmall); 0 turns it off
+    small_writing_px: float = 20.0
 
     # -- a crop given on its own (``rubberscan cell``; ocr/crop.py) --
     crop_background: int = 15  # px: the paper's brightness is estimated over this window

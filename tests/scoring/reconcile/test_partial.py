@@ -38,3 +38,24 @@ def test_deals_outside_the_photo_are_in_review_with_the_reason_and_no_totals():
 def test_a_sheet_with_nothing_missing_keeps_the_contract_keys():
     out = reconcile(_reading(30, []), explain=False).to_json()
     assert "missing" not in out and out["totals"]["ns"] == 3000
+
+
+def test_a_photos_rows_of_too_small_writing_are_read_but_all_in_review_and_a_closer_photo_asked():
+    """A reading whose meta names deals 11-20 written too small in the photo (ocr/legible.py): the
+    rows keep the values read, every number cell of those deals is in review (the reader's sure
+    0.99 notwithstanding: on such writing it is wrong as often as not), the other deals are not,
+    and the sheet asks for a closer photo."""
+    reading = _reading(20, [])
+    message = "the writing of deals 11-20 is too small in this photo to be read surely"
+    reading.meta["small_writing"] = {"deals": list(range(11, 21)), "px": 12.0, "message": message}
+    out = reconcile(reading, explain=False).to_json()
+    rows = {r["deal"]: r for r in out["rows"]}
+    assert rows[15]["ns"] == 100 and rows[20]["cum_ns"] == 2000  # read, not dropped
+    asked = {(r["deal"], r["column"]): r["reason"] for r in out["review"]}
+    assert {(d, c) for d in range(11, 21) for c in ("ns", "ew", "cum_ns", "cum_ew")} <= set(asked)
+    assert not any(d is not None and d <= 10 for d, _ in asked)
+    assert "too small in this photo" in asked[(15, "ns")] and "100" in asked[(15, "ns")]
+    assert out["rescan"].startswith(message)
+    assert out["totals"]["ns"] == 2000  # the totals as read; they too are to be checked
+    plain = reconcile(_reading(20, []), explain=False).to_json()
+    assert not any(r["deal"] for r in plain["review"]) and "rescan" not in plain
