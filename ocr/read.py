@@ -124,7 +124,8 @@ def read_table(table: Table, net: CellReader | None = None, settings: ReaderSett
             winners_text, hint = line[0], again
     t2 = time.perf_counter()
     # a photo whose rows of writing are too small to read surely (ocr/legible.py): only on such a sheet
-    small = {"small_writing": s} if (s := small_writing(table, settings)) is not None else {}
+    small = small_writing(table, [readings[ci] for ci in numbers], settings)
+    small = {"small_writing": small} if small is not None else {}
     return SheetReading(
         source=table.straight.page.source,
         rows=rows,

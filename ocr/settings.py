@@ -395,6 +395,10 @@ class ReaderSettings:
     # numbers are read but all go to review, and the sheet asks for a closer photo (ocr/legible.py;
     # bench/RESULTS-geometry.md, photosmall); 0 turns it off
     small_writing_px: float = 20.0
+    # ... and every row where their median is under blurred_writing_px and the reader could not read
+    # (best value under even) this share of the table's written numbers: small and blurred too
+    blurred_writing_px: float = 26.0
+    blurred_unread_share: float = 0.5
 
     # -- a crop given on its own (``rubberscan cell``; ocr/crop.py) --
     crop_background: int = 15  # px: the paper's brightness is estimated over this window

@@ -122,7 +122,7 @@ def _reconciled(reading: SheetReading, rules, settings: ReconcileSettings, check
     if explain:
         add_explanations(sheet, shown, rules)
     sheet = apply_missing(reading, sheet, settings.rescan)  # a picture not showing all the sheet
-    return apply_small(reading, sheet)  # a photo whose writing is too small to read surely
+    return apply_small(reading, sheet, settings.rescan)  # writing too small to read surely
 
 
 def sheet_totals(best: Hypothesis | None, out_rows, empty: list[bool],

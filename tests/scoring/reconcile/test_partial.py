@@ -59,3 +59,23 @@ def test_a_photos_rows_of_too_small_writing_are_read_but_all_in_review_and_a_clo
     assert out["totals"]["ns"] == 2000  # the totals as read; they too are to be checked
     plain = reconcile(_reading(20, []), explain=False).to_json()
     assert not any(r["deal"] for r in plain["review"]) and "rescan" not in plain
+
+
+def test_on_a_photo_too_small_to_read_rows_after_the_last_read_are_asked_about_unless_surely_blank():
+    """Deals 21-30 of a far photo read empty (left off the rows shown): where the reader was not sure
+    they are blank (0.5: a sheet whose blanks it doubts), their cells go to review -- small writing
+    read as nothing is the likeliest silent error; where it was (0.995: no ink at all), they do not."""
+    def reading(blank_p: float) -> SheetReading:
+        r = _reading(20, [])
+        for deal in range(21, 31):
+            r.rows.append(RowReading(deal, {k: CellReading([(0, blank_p), (None, 1 - blank_p)], blank=True)
+                                            for k in ("ns", "ew", "cum_ns", "cum_ew")}))
+        r.meta["small_writing"] = {"deals": list(range(1, 31)), "px": 14.0, "message": "too small"}
+        return r
+
+    out = reconcile(reading(0.5), explain=False).to_json()
+    assert out["rows"][-1]["deal"] == 20
+    asked = {(r["deal"], r["column"]) for r in out["review"]}
+    assert {(d, c) for d in range(21, 31) for c in ("ns", "ew", "cum_ns", "cum_ew")} <= asked
+    sure = reconcile(reading(0.995), explain=False).to_json()
+    assert not any(r["deal"] and r["deal"] > 20 for r in sure["review"])
