@@ -75,7 +75,7 @@ def apply_small(reading: SheetReading, sheet: ReconciledSheet,
                     sheet.review.append(ReviewItem(row.deal, col, [(None, 0.0)],
                                                    messages.small_writing(None)))
     sheet.review.sort(key=lambda r: (r.deal if r.deal is not None else 10**6, r.column))
-    sheet.rescan = small["message"] + (f" {sheet.rescan}" if sheet.rescan else "")
+    sheet.rescan = small["message"]  # in place of a scan's "too faint": the cause and the cure told
     return sheet
 
 

@@ -38,6 +38,7 @@ def test_a_far_photos_writing_is_too_small_and_every_number_goes_to_review_with_
     small = reading.meta["small_writing"]
     assert small["deals"] == sorted(heights) and "too small in this photo" in small["message"]
     sheet = reconcile(reading, explain=False).to_json()
+    assert sheet["rescan"] == small["message"]
     assert sheet["rescan"].startswith("the writing is too small in this photo")
     asked = {(r["deal"], r["column"]) for r in sheet["review"]}
     shown = [(row["deal"], c) for row in sheet["rows"] for c in ("ns", "ew", "cum_ns", "cum_ew")]
