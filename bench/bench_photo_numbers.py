@@ -11,14 +11,20 @@ For each written (non-zero) number of the deals a photo shows and the glare does
 - ``read right, changed``: the reader's best is right and the reconciliation changed it;
 - ``filled wrong``: named missing / blank / not cut, and the reconciliation put a wrong value.
 
-(A number whose reading was wrong and which the reconciliation set right counts right.)  Counted
+(A number whose reading was wrong and which the reconciliation set right counts right.)  Each is
+also counted by how the output shows it (``shown``): ``right``; ``asked``, wrong but the sheet asks
+about it (a review item or a flag on its cell, or named missing); ``silent``, wrong and shown as sure
+-- what the organiser must never get.  Counted
 separately for photos cut right (bench_photo.py's cut_right) and those found but cut wrong; the
 photos cut right also by how many photo pixels their rows of writing got (``cell_px``: the median
 short side of the truth's number cells in the photo; ``--px-bands``), since a far, blurred sheet's
 writing is a few pixels high whatever the reader does.
 
     OMP_THREAD_LIMIT=1 .venv/bin/python bench/bench_photo_numbers.py DIR [DIR ...] [--json OUT.json]
-        [--px-bands 16,20]
+        [--px-bands 16,20] [--small-writing-px PX]
+
+``--small-writing-px 0`` reads as before the small-writing check (ocr/legible.py) for a before/after
+from one tree.
 """
 
 from __future__ import annotations
@@ -39,7 +45,7 @@ sys.path.insert(0, str(ROOT / "bench"))
 from ocr.data import InputError  # noqa: E402
 from ocr.load import load_pages  # noqa: E402
 from ocr.page import straighten  # noqa: E402
-from ocr.settings import GeometrySettings  # noqa: E402
+from ocr.settings import GeometrySettings, ReaderSettings  # noqa: E402
 from ocr.table import find_table  # noqa: E402
 
 NUMBER_KEYS = ("ns", "ew", "cum_ns", "cum_ew")
@@ -53,9 +59,10 @@ def cell_px(truth: dict) -> float | None:
     return sides[len(sides) // 2] if sides else None
 
 
-def by_size(results: list[dict], bands: list[float]) -> list[tuple[str, int, int, int]]:
+def by_size(results: list[dict], bands: list[float]) -> list[tuple[str, int, int, int, int, int]]:
     """The photos cut right, by ``cell_px`` between ``bands``' edges: (band, photos, written
-    numbers, right) per band (photos without a size left out)."""
+    numbers, right, wrong but asked, wrong and shown as sure) per band (photos without a size left
+    out)."""
     edges = [0.0, *bands, math.inf]
     out = []
     for lo, hi in zip(edges, edges[1:], strict=False):
@@ -63,11 +70,14 @@ def by_size(results: list[dict], bands: list[float]) -> list[tuple[str, int, int
               and lo <= r["cell_px"] < hi]
         name = f"< {hi:g} px" if lo == 0 else f">= {lo:g} px" if math.isinf(hi) else f"{lo:g}-{hi:g} px"
         out.append((name, len(rs), sum(sum(r["numbers"].values()) for r in rs),
-                    sum(r["numbers"].get("right", 0) for r in rs)))
+                    sum(r["numbers"].get("right", 0) for r in rs),
+                    sum(r.get("shown", {}).get("asked", 0) for r in rs),
+                    sum(r.get("shown", {}).get("silent", 0) for r in rs)))
     return out
 
 
-def classify(path: Path, truth: dict, settings: GeometrySettings) -> dict:
+def classify(path: Path, truth: dict, settings: GeometrySettings,
+             reader: ReaderSettings | None = None) -> dict:
     """One photo: found, cut right, and each written number's class."""
     import bench_photo as bp
 
@@ -79,14 +89,38 @@ def classify(path: Path, truth: dict, settings: GeometrySettings) -> dict:
     except InputError:
         return {"source": path.name, "found": False, "right": False, "numbers": {}}
     right, why = bp.cut_right(table, truth)
-    reading = read_table(table)
+    reading = read_table(table, settings=reader or ReaderSettings())
     sheet = reconcile(reading, explain=False).to_json()
+    out = numbers(truth, table, reading, sheet)
+    out.update({"source": path.name, "found": True, "right": right, "why": why, "cell_px": cell_px(truth)})
+    return out
+
+
+def asked_cells(sheet: dict) -> set[tuple[int, str]]:
+    """The (deal, column) cells the reconciled ``sheet`` (its JSON) asks about: a review item or a
+    flag on the cell (a flag naming a side but no column: that side's score and cumulative)."""
+    out = {(r["deal"], r["column"]) for r in sheet["review"] if r.get("deal") is not None}
+    for f in sheet["flags"]:
+        if f.get("deal") is None:
+            continue
+        if f.get("column") in NUMBER_KEYS:
+            out.add((f["deal"], f["column"]))
+        elif f.get("side") in ("ns", "ew"):
+            out |= {(f["deal"], f["side"]), (f["deal"], "cum_" + f["side"])}
+    return out
+
+
+def numbers(truth: dict, table, reading, sheet: dict) -> dict:
+    """Each written number the photo shows: its class (the module's list) under "numbers", how the
+    output shows it under "shown", and the wrong ones under "wrong"."""
     got = {r["deal"]: r for r in sheet["rows"]}
     read = {r.deal: r.cells for r in reading.rows}
     missing = {(d, k) for m in table.missing for d in m.deals for k in m.keys}
     cut = {(c.row, c.key) for c in table.cells}
     shown = set(truth["visible_deals"]) - set(truth["glare_deals"])
     out: Counter = Counter()
+    seen: Counter = Counter()
+    asked = asked_cells(sheet)
     wrong = []
     for want in truth["rows"]:
         deal = want["deal"]
@@ -111,10 +145,12 @@ def classify(path: Path, truth: dict, settings: GeometrySettings) -> dict:
             else:
                 cls = "misread, kept" if final == best else "misread, changed wrong"
             out[cls] += 1
+            how = ("right" if cls == "right" else
+                   "asked" if (deal, key) in asked or (deal, key) in missing else "silent")
+            seen[how] += 1
             if cls != "right":
-                wrong.append([deal, key, want[key], best, final, cls])
-    return {"source": path.name, "found": True, "right": right, "why": why, "numbers": dict(out), "wrong": wrong,
-            "cell_px": cell_px(truth)}
+                wrong.append([deal, key, want[key], best, final, cls, how])
+    return {"numbers": dict(out), "shown": dict(seen), "wrong": wrong}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -122,6 +158,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("dirs", type=Path, nargs="+")
     p.add_argument("--json", type=Path)
     p.add_argument("--px-bands", default="16,20", help="cell_px band edges for the photos cut right")
+    p.add_argument("--small-writing-px", type=float, default=None,
+                   help="ReaderSettings.small_writing_px (0: off; default: the settings')")
     args = p.parse_args(argv)
     from ocr import tess
     from ocr.ensemble import default_net
@@ -129,11 +167,12 @@ def main(argv: list[str] | None = None) -> int:
     tess.backend()
     default_net()
     settings = GeometrySettings()
+    reader = ReaderSettings() if args.small_writing_px is None else ReaderSettings(small_writing_px=args.small_writing_px)
     results = []
     for d in args.dirs:
         for tp in sorted(d.glob("*.truth.json")):
             truth = json.loads(tp.read_text())
-            r = classify(d / truth["source"], truth, settings)
+            r = classify(d / truth["source"], truth, settings, reader)
             r["dir"] = d.name
             results.append(r)
             print(f"{d.name}/{r['source']}: right={r['right']} {r['numbers']}", flush=True)
@@ -143,14 +182,19 @@ def main(argv: list[str] | None = None) -> int:
         for r in rs:
             total.update(r["numbers"])
         n = sum(total.values())
+        seen = Counter()
+        for r in rs:
+            seen.update(r.get("shown", {}))
         print(f"\n{name}: {len(rs)} photos, {n} written numbers, right {total['right']} "
-              f"({100.0 * total['right'] / max(1, n):.1f} %)")
+              f"({100.0 * total['right'] / max(1, n):.1f} %); wrong but asked {seen['asked']}, "
+              f"wrong and shown as sure {seen['silent']}")
         for cls, k in total.most_common():
             if cls != "right":
                 print(f"  {k:5d}  {cls}  (photos: {sum(1 for r in rs if r['numbers'].get(cls))})")
     print("\ncut right, by photo pixels per row of writing (cell_px):")
-    for name, photos, n, right in by_size(results, [float(v) for v in args.px_bands.split(",")]):
-        print(f"  {name:>12}: {photos} photos, {n} written numbers, right {right} ({100.0 * right / max(1, n):.1f} %)")
+    for name, photos, n, right, asked, silent in by_size(results, [float(v) for v in args.px_bands.split(",")]):
+        print(f"  {name:>12}: {photos} photos, {n} written numbers, right {right} ({100.0 * right / max(1, n):.1f} %),"
+              f" wrong but asked {asked}, wrong and shown as sure {silent} ({100.0 * silent / max(1, n):.1f} %)")
     if args.json:
         args.json.write_text(json.dumps(results, indent=1))
     return 0

@@ -127,7 +127,7 @@ class Missing:
     def message(self) -> str:
         """What is missing, as told to the user: "deals 24-30 are outside the photo", "glare over
         deals 5-8: ask for another photo"."""
-        spans = _spans(self.deals)
+        spans = deal_spans(self.deals)
         many = len(self.deals) > 1
         which = ("deals " if many else "deal ") + spans
         if self.keys != DEAL_COLUMNS:
@@ -143,7 +143,7 @@ class Missing:
                 "message": self.message}
 
 
-def _spans(deals: list[int]) -> str:
+def deal_spans(deals: list[int]) -> str:
     """1, 2, 3, 5 -> "1-3, 5"."""
     out: list[list[int]] = []
     for d in sorted(deals):

@@ -18,6 +18,7 @@ import numpy as np
 
 from ocr.data import DEAL_COLUMNS, Table
 from ocr.ensemble import CellReader, default_net, number_strings, photo_net, variant_odds
+from ocr.legible import small_writing
 from ocr.partial import add_missing, missing_meta
 from ocr.ppocr import LineReader, default_reader, mark, read_line
 from ocr.prep import HEIGHT, WIDTH, Cut, clear_rulings, prepare_cut, stretch_photo_ink
@@ -122,6 +123,9 @@ def read_table(table: Table, net: CellReader | None = None, settings: ReaderSett
         if again is not None:
             winners_text, hint = line[0], again
     t2 = time.perf_counter()
+    # a photo whose rows of writing are too small to read surely (ocr/legible.py): only on such a sheet
+    small = small_writing(table, [readings[ci] for ci in numbers], settings)
+    small = {"small_writing": small} if small is not None else {}
     return SheetReading(
         source=table.straight.page.source,
         rows=rows,
@@ -132,7 +136,7 @@ def read_table(table: Table, net: CellReader | None = None, settings: ReaderSett
         # doubt: how hard this sheet's numbers were to read (reconciliation widens "none of these" by it)
         meta={"layout": table.layout, "reader": reader_version(net, second, settings), "cells_read": len(inked),
               "doubt": doubt, "second_read": asked, "read_cells_s": t1 - t0, "read_text_s": t2 - t1,
-              "missing": missing_meta(table.missing)},
+              "missing": missing_meta(table.missing)} | small,
     )
 
 

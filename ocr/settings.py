@@ -390,6 +390,15 @@ class ReaderSettings:
     # one-digit variants of a cell's best number at least 10 ** near_floor as likely are kept
     # (CellReading.near): 243 of 261 unlisted one-digit misreads had the truth >= 1e-5
     near_floor: float = -8.0
+    # a photographed table's deal row whose number cells are fewer photo pixels high than this (the
+    # median short side of their outlines on the photo) has writing too small to read surely: its
+    # numbers are read but all go to review, and the sheet asks for a closer photo (ocr/legible.py;
+    # bench/RESULTS-geometry.md, photosmall); 0 turns it off
+    small_writing_px: float = 20.0
+    # ... and every row where their median is under blurred_writing_px and the reader could not read
+    # (best value under even) this share of the table's written numbers: small and blurred too
+    blurred_writing_px: float = 26.0
+    blurred_unread_share: float = 0.5
 
     # -- a crop given on its own (``rubberscan cell``; ocr/crop.py) --
     crop_background: int = 15  # px: the paper's brightness is estimated over this window

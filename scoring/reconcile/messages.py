@@ -171,3 +171,10 @@ def rescan(unread: int, written: int) -> str:
     return (f"{unread} of the {written} written numbers could not be read with confidence: the "
             "writing is too faint or broken up in this scan. Ask the players for a clearer scan or "
             "photo (pencil often does not survive a fax).")
+
+
+def small_writing(shown) -> str:
+    """Review: a number on a photo whose writing is too small to read surely (the sheet says
+    why)."""
+    return (f"read as {shown}, but the writing is too small in this photo to be sure of it"
+            if shown is not None else "the writing is too small in this photo to read it")

@@ -5,15 +5,18 @@ Each missing cell's review item says why it is missing instead of "could not be 
 carries the messages ("deals 24-30 are outside the photo"); when the last deal's cumulatives are
 among them the totals are not known (the last cumulatives read are not the match's), and the
 advice to scan again is taken on the cells the picture does show (a part cut off is not faint
-writing)."""
+writing).  A photo whose writing is too small to read surely (ocr/legible.py) keeps its readings,
+all in review, and asks for a closer photo."""
 
 from __future__ import annotations
 
 from dataclasses import replace
 
+from scoring.formspec import NUMBER_COLUMNS
+from scoring.reconcile import messages
 from scoring.reconcile.rescan import rescan_advice
 from scoring.reconcile.settings import DEFAULT, RescanSettings
-from scoring.sheet import ReconciledSheet, RowReading, SheetReading
+from scoring.sheet import CellReading, ReconciledSheet, ReviewItem, RowReading, SheetReading
 
 
 def apply_missing(reading: SheetReading, sheet: ReconciledSheet,
@@ -39,3 +42,42 @@ def apply_missing(reading: SheetReading, sheet: ReconciledSheet,
     sheet.rescan = rescan_advice(replace(reading, rows=shown), settings)
     sheet.missing = [gap["message"] for gap in missing]
     return sheet
+
+
+def apply_small(reading: SheetReading, sheet: ReconciledSheet,
+                settings: RescanSettings = DEFAULT.rescan) -> ReconciledSheet:
+    """``sheet`` told that its photo's writing is too small to read surely in the rows its reading's
+    meta names (reading.meta["small_writing"], ocr/legible.py): each number shown in them goes to
+    review (those already there keep their item), and the sheet asks for a closer photo (its
+    ``rescan``).  The values shown are the reading's as they are: a person checks them.  So do the
+    cells of the rows after the last one shown that the reader did not read surely blank."""
+    small = reading.meta.get("small_writing")
+    if not small:
+        return sheet
+    deals = set(small["deals"])
+    asked = {(item.deal, item.column) for item in sheet.review}
+    for row in sheet.rows:
+        if row.deal not in deals:
+            continue
+        for col in NUMBER_COLUMNS:
+            if (row.deal, col) not in asked:
+                value = row.values.get(col)
+                shown = [(value, round(row.confidence.get(col, 0.0), 4))]
+                sheet.review.append(ReviewItem(row.deal, col, shown, messages.small_writing(value)))
+    # rows after the last one shown (read empty, so left off): a cell not surely blank may hold
+    # writing the reader could not see
+    last = max((row.deal for row in sheet.rows), default=0)
+    for row in reading.rows:
+        if row.deal > last and row.deal in deals:
+            for col in NUMBER_COLUMNS:
+                cell = row.cells.get(col)
+                if cell is None or not (cell.blank and _blank_p(cell) >= settings.small_blank_sure):
+                    sheet.review.append(ReviewItem(row.deal, col, [(None, 0.0)],
+                                                   messages.small_writing(None)))
+    sheet.review.sort(key=lambda r: (r.deal if r.deal is not None else 10**6, r.column))
+    sheet.rescan = small["message"]  # in place of a scan's "too faint": the cause and the cure told
+    return sheet
+
+
+def _blank_p(cell: CellReading) -> float:
+    return max((float(p) for v, p in cell.candidates if v == 0), default=0.0)

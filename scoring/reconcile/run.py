@@ -16,7 +16,7 @@ from scoring.reconcile.cells import cell_model, is_empty, sheet_temperature, tot
 from scoring.reconcile.check import DealChecker, checker_for
 from scoring.reconcile.decode import DealInput, Hypothesis, decode
 from scoring.reconcile.look import Look, looked_again
-from scoring.reconcile.partial import apply_missing
+from scoring.reconcile.partial import apply_missing, apply_small
 from scoring.reconcile.rescan import rescan_advice
 from scoring.reconcile.settings import DEFAULT, ReconcileSettings
 from scoring.reconcile.trust import trusted
@@ -121,7 +121,8 @@ def _reconciled(reading: SheetReading, rules, settings: ReconcileSettings, check
     )
     if explain:
         add_explanations(sheet, shown, rules)
-    return apply_missing(reading, sheet, settings.rescan)  # a picture not showing all the sheet
+    sheet = apply_missing(reading, sheet, settings.rescan)  # a picture not showing all the sheet
+    return apply_small(reading, sheet, settings.rescan)  # writing too small to read surely
 
 
 def sheet_totals(best: Hypothesis | None, out_rows, empty: list[bool],

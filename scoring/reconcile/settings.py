@@ -235,6 +235,10 @@ class RescanSettings:
     rescan_share: float = 0.25
     # ... and at least this many
     rescan_min: int = 10
+    # on a photo whose writing is too small to read surely (partial.apply_small), a cell of a row
+    # after the last one shown goes to review unless read blank at least this surely (the reader's
+    # blank_prob: no ink at all)
+    small_blank_sure: float = 0.99
 
 
 @dataclass(frozen=True)

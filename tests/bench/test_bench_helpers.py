@@ -113,9 +113,36 @@ def test_bench_photo_numbers_sorts_photos_by_the_pixels_their_writing_got():
                        {"key": "ew", "quad": quad(60, 14)}, {"key": "names_ns", "quad": quad(200, 3)}]}
     assert cell_px(truth) == 12  # of 10, 12, 14 (the names line is no number cell)
     assert cell_px({"cells": []}) is None
-    results = [{"found": True, "right": True, "cell_px": 12.0, "numbers": {"right": 1, "read blank": 9}},
-               {"found": True, "right": True, "cell_px": 18.0, "numbers": {"right": 7, "misread, kept": 1}},
-               {"found": True, "right": True, "cell_px": 25.0, "numbers": {"right": 9}},
-               {"found": True, "right": False, "cell_px": 25.0, "numbers": {"right": 2, "read blank": 5}},
+    results = [{"found": True, "right": True, "cell_px": 12.0, "numbers": {"right": 1, "read blank": 9},
+                "shown": {"right": 1, "asked": 6, "silent": 3}},
+               {"found": True, "right": True, "cell_px": 18.0, "numbers": {"right": 7, "misread, kept": 1},
+                "shown": {"right": 7, "silent": 1}},
+               {"found": True, "right": True, "cell_px": 25.0, "numbers": {"right": 9}, "shown": {"right": 9}},
+               {"found": True, "right": False, "cell_px": 25.0, "numbers": {"right": 2, "read blank": 5},
+                "shown": {"right": 2, "silent": 5}},
                {"found": False, "right": False, "numbers": {}}]
-    assert by_size(results, [16, 20]) == [("< 16 px", 1, 10, 1), ("16-20 px", 1, 8, 7), (">= 20 px", 1, 9, 9)]
+    assert by_size(results, [16, 20]) == [("< 16 px", 1, 10, 1, 6, 3), ("16-20 px", 1, 8, 7, 0, 1),
+                                          (">= 20 px", 1, 9, 9, 0, 0)]
+
+
+def test_bench_photo_numbers_tells_a_wrong_number_asked_about_from_one_shown_as_sure():
+    """A wrong number with a review item or a flag on its cell (or named missing) is asked about;
+    one without is shown as sure (silent)."""
+    from types import SimpleNamespace
+
+    from bench.bench_photo_numbers import numbers
+    from scoring.sheet import CellReading, RowReading
+
+    truth = {"visible_deals": [1, 2, 3], "glare_deals": [],
+             "rows": [{"deal": d, "ns": 100 * d, "ew": 0, "cum_ns": 100 * d, "cum_ew": 0} for d in (1, 2, 3)]}
+    cells = [SimpleNamespace(row=str(d), key=k) for d in (1, 2, 3) for k in ("ns", "cum_ns")]
+    table = SimpleNamespace(missing=[], cells=cells)
+    reading = SimpleNamespace(rows=[RowReading(d, {"ns": CellReading([(900, 0.99)]), "cum_ns": CellReading([(900, 0.99)])})
+                                    for d in (1, 2, 3)])
+    sheet = {"rows": [{"deal": 1, "ns": 100, "cum_ns": 100}, {"deal": 2, "ns": 900, "cum_ns": 900},
+                      {"deal": 3, "ns": 900, "cum_ns": 900}],
+             "review": [{"deal": 2, "column": "ns"}],
+             "flags": [{"deal": 3, "kind": "cumulative", "side": "ns", "column": "cum_ns"}]}
+    out = numbers(truth, table, reading, sheet)
+    assert out["shown"] == {"right": 2, "asked": 2, "silent": 2}
+    assert sorted((w[0], w[1]) for w in out["wrong"] if w[-1] == "silent") == [(2, "cum_ns"), (3, "ns")]

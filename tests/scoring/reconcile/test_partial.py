@@ -38,3 +38,44 @@ def test_deals_outside_the_photo_are_in_review_with_the_reason_and_no_totals():
 def test_a_sheet_with_nothing_missing_keeps_the_contract_keys():
     out = reconcile(_reading(30, []), explain=False).to_json()
     assert "missing" not in out and out["totals"]["ns"] == 3000
+
+
+def test_a_photos_rows_of_too_small_writing_are_read_but_all_in_review_and_a_closer_photo_asked():
+    """A reading whose meta names deals 11-20 written too small in the photo (ocr/legible.py): the
+    rows keep the values read, every number cell of those deals is in review (the reader's sure
+    0.99 notwithstanding: on such writing it is wrong as often as not), the other deals are not,
+    and the sheet asks for a closer photo."""
+    reading = _reading(20, [])
+    message = "the writing of deals 11-20 is too small in this photo to be read surely"
+    reading.meta["small_writing"] = {"deals": list(range(11, 21)), "px": 12.0, "message": message}
+    out = reconcile(reading, explain=False).to_json()
+    rows = {r["deal"]: r for r in out["rows"]}
+    assert rows[15]["ns"] == 100 and rows[20]["cum_ns"] == 2000  # read, not dropped
+    asked = {(r["deal"], r["column"]): r["reason"] for r in out["review"]}
+    assert {(d, c) for d in range(11, 21) for c in ("ns", "ew", "cum_ns", "cum_ew")} <= set(asked)
+    assert not any(d is not None and d <= 10 for d, _ in asked)
+    assert "too small in this photo" in asked[(15, "ns")] and "100" in asked[(15, "ns")]
+    assert out["rescan"] == message
+    assert out["totals"]["ns"] == 2000  # the totals as read; they too are to be checked
+    plain = reconcile(_reading(20, []), explain=False).to_json()
+    assert not any(r["deal"] for r in plain["review"]) and "rescan" not in plain
+
+
+def test_on_a_photo_too_small_to_read_rows_after_the_last_read_are_asked_about_unless_surely_blank():
+    """Deals 21-30 of a far photo read empty (left off the rows shown): where the reader was not sure
+    they are blank (0.5: a sheet whose blanks it doubts), their cells go to review -- small writing
+    read as nothing is the likeliest silent error; where it was (0.995: no ink at all), they do not."""
+    def reading(blank_p: float) -> SheetReading:
+        r = _reading(20, [])
+        for deal in range(21, 31):
+            r.rows.append(RowReading(deal, {k: CellReading([(0, blank_p), (None, 1 - blank_p)], blank=True)
+                                            for k in ("ns", "ew", "cum_ns", "cum_ew")}))
+        r.meta["small_writing"] = {"deals": list(range(1, 31)), "px": 14.0, "message": "too small"}
+        return r
+
+    out = reconcile(reading(0.5), explain=False).to_json()
+    assert out["rows"][-1]["deal"] == 20
+    asked = {(r["deal"], r["column"]) for r in out["review"]}
+    assert {(d, c) for d in range(21, 31) for c in ("ns", "ew", "cum_ns", "cum_ew")} <= asked
+    sure = reconcile(reading(0.995), explain=False).to_json()
+    assert not any(r["deal"] and r["deal"] > 20 for r in sure["review"])

@@ -1,0 +1,66 @@
+"""A photo whose writing is too small or blurred to read: a far sheet's rows of writing get a few
+photo pixels, and the reader's readings of them are often wrong however sure it is.  Measured on the
+photo itself (its cells' outlines on Page.image) and on how much of it the reader could read, never
+on a scan or a fax; the rows concerned are named in the reading's meta, so reconciliation puts their
+numbers in review and asks for a closer photo."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ocr.data import Table, deal_spans
+from ocr.settings import ReaderSettings
+from scoring.sheet import CellReading
+
+NUMBER_KEYS = ("ns", "ew", "cum_ns", "cum_ew")
+
+
+def row_heights(table: Table) -> dict[int, float]:
+    """Deal -> how many photo pixels its number cells are high: the median short side of their
+    outlines on the photo (Page.image)."""
+    sides: dict[int, list[float]] = {}
+    for c in table.cells:
+        if c.key in NUMBER_KEYS and c.deal is not None:
+            q = np.asarray(c.quad, np.float64).reshape(4, 2)
+            sides.setdefault(c.deal, []).append(min(float(np.linalg.norm(q[1] - q[0])),
+                                                    float(np.linalg.norm(q[2] - q[1]))))
+    return {deal: float(np.median(s)) for deal, s in sides.items()}
+
+
+def unread_share(readings: list[CellReading]) -> float:
+    """The share of the written number cells (not read blank) whose likeliest value is less than
+    even (as scoring.reconcile.rescan counts "not read")."""
+    written = [c for c in readings if c.candidates and not c.blank]
+    unread = sum(max((float(p) for v, p in c.candidates if v is not None), default=0.0) < 0.5
+                 for c in written)
+    return unread / len(written) if written else 0.0
+
+
+def small_writing(table: Table, readings: list[CellReading], settings: ReaderSettings) -> dict | None:
+    """The reading meta's "small_writing" for a photographed table (straightened from its lattice):
+    the deals whose rows are less than ReaderSettings.small_writing_px photo pixels high -- or
+    every deal, where the rows are on the whole (their median) under blurred_writing_px and the
+    reader could not read blurred_unread_share of the written numbers (``readings``: the number
+    cells'), the writing blurred as well as small -- with the rows' height and the message asking
+    for a closer photo; None when no row is concerned."""
+    if table.straight.grid is None or settings.small_writing_px <= 0:
+        return None
+    heights = row_heights(table)
+    if not heights:
+        return None
+    small = sorted(d for d, h in heights.items() if h < settings.small_writing_px)
+    blurred = (float(np.median(list(heights.values()))) < settings.blurred_writing_px
+               and unread_share(readings) >= settings.blurred_unread_share)
+    if blurred:
+        small = sorted(heights)
+    if not small:
+        return None
+    px = float(np.median([heights[d] for d in small]))
+    if len(small) == len(heights):
+        which = "the writing is"
+    else:
+        which = ("the writing of deals " if len(small) > 1 else "the writing of deal ") + deal_spans(small) + " is"
+    what = "too small or blurred" if blurred else "too small"
+    message = (f"{which} {what} in this photo to be read surely (rows {px:.0f} pixels high): "
+               "take the photo closer, with the sheet filling the frame; its numbers are to be checked.")
+    return {"deals": small, "px": round(px, 1), "message": message}

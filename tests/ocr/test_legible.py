@@ -1,0 +1,83 @@
+"""ocr/legible.py: a photo whose rows of writing are too few photo pixels high to read surely is
+told from the photo itself (its cells' outlines on the picture), and its numbers go to review with a
+request for a closer photo; a near photo and a scan are left as they are."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from functools import cache
+
+from geometry_samples import photo3d
+
+from ocr.legible import row_heights, small_writing
+from ocr.page import straighten
+from ocr.settings import GeometrySettings, ReaderSettings
+from ocr.table import find_table
+from scoring.sheet import CellReading
+
+
+@cache
+def _table(seed: int):
+    page, truth = photo3d(seed)
+    settings = GeometrySettings()
+    return find_table(straighten(page, settings), settings), truth
+
+
+def test_a_far_photos_writing_is_too_small_and_every_number_goes_to_review_with_a_closer_photo_asked():
+    """3-D scene 19006 (samples/photo3d.py): the sheet far off, its rows ~14 photo pixels high (the
+    written digits a smear 5-7 pixels high; the reader gets 0 of its ~80 numbers right, 8 of them
+    wrong with no question asked).  Every row is named too small, and the reconciled sheet keeps
+    its readings but puts each number in review and asks for a closer photo."""
+    from ocr.read import read_table
+    from scoring.reconcile import reconcile
+
+    table, _ = _table(19006)
+    heights = row_heights(table)
+    assert len(heights) >= 20 and max(heights.values()) < ReaderSettings().small_writing_px
+    reading = read_table(table)
+    small = reading.meta["small_writing"]
+    assert small["deals"] == sorted(heights) and "too small in this photo" in small["message"]
+    sheet = reconcile(reading, explain=False).to_json()
+    assert sheet["rescan"] == small["message"]
+    assert sheet["rescan"].startswith("the writing is too small in this photo")
+    asked = {(r["deal"], r["column"]) for r in sheet["review"]}
+    shown = [(row["deal"], c) for row in sheet["rows"] for c in ("ns", "ew", "cum_ns", "cum_ew")]
+    assert shown and set(shown) <= asked
+    # the same reading with the check off: numbers shown with no question asked, and no request
+    off = read_table(table, settings=ReaderSettings(small_writing_px=0))
+    assert "small_writing" not in off.meta
+    plain = reconcile(off, explain=False).to_json()
+    assert "rescan" not in plain or "too small" not in plain["rescan"]
+    assert not set(shown) <= {(r["deal"], r["column"]) for r in plain["review"]}
+
+
+def _unsure(n: int, p: float) -> list[CellReading]:
+    return [CellReading([(120, p), (None, 1.0 - p)]) for _ in range(n)]
+
+
+def test_a_near_photo_and_a_scan_are_not_judged_too_small():
+    """3-D scene 19011 (rows ~37 photo pixels high, every number read right): no row too small, nor
+    blurred however unsure its readings.  A table not straightened from a photo's lattice (a scan, a
+    fax) is never judged, however small its rows: 19006's far table taken as a scan's."""
+    near, _ = _table(19011)
+    assert min(row_heights(near).values()) >= ReaderSettings().blurred_writing_px
+    assert small_writing(near, _unsure(80, 0.3), ReaderSettings()) is None
+    far, _ = _table(19006)
+    assert small_writing(far, [], ReaderSettings()) is not None
+    assert small_writing(replace(far, straight=replace(far.straight, grid=None)), [], ReaderSettings()) is None
+
+
+def test_rows_a_little_larger_are_all_judged_when_the_reader_could_not_read_half_the_table():
+    """3-D scene 19014: rows 17-26 photo pixels high (median 21).  Read as the reader reads it (most
+    numbers surely), only its rows under 20 pixels are named; were half its written numbers read
+    less than even (as on 20034, 20032, 20012: blurred writing at 21-25 pixels, mostly misread),
+    every row is, the writing "too small or blurred"."""
+    table, _ = _table(19014)
+    heights = row_heights(table)
+    assert ReaderSettings().small_writing_px <= sorted(heights.values())[len(heights) // 2] \
+        < ReaderSettings().blurred_writing_px
+    sure = small_writing(table, _unsure(60, 0.9) + _unsure(20, 0.3), ReaderSettings())
+    assert sure is not None and sure["deals"] == sorted(d for d, h in heights.items() if h < 20)
+    assert len(sure["deals"]) < len(heights) and "too small in" in sure["message"]
+    blurred = small_writing(table, _unsure(40, 0.9) + _unsure(40, 0.3), ReaderSettings())
+    assert blurred["deals"] == sorted(heights) and "too small or blurred" in blurred["message"]
