@@ -24,6 +24,7 @@ Per photo:
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import os
 import platform
@@ -98,7 +99,16 @@ def evaluate(path: Path, truth: dict, read: bool, settings: GeometrySettings) ->
         sheet = reconcile(read_table(table), explain=False).to_json()
         res["cpu"] = cpu() - c0
         res["numbers"], res["numbers_right"] = numbers_right(sheet, truth, table)
+        res["digest"] = output_digest(sheet, table)
     return res
+
+
+def output_digest(sheet: dict, table) -> str:
+    """A digest of everything a read gives out -- every reading with its confidences, flag and review
+    item, names, and every cell's cut (its quad) -- so two trees can be shown to read a photo alike."""
+    cut = [(c.row, c.key, np.round(np.asarray(c.quad, float), 3).tolist()) for c in table.cells]
+    out = {k: v for k, v in sheet.items() if k != "source"}
+    return hashlib.sha256(json.dumps([out, cut], sort_keys=True, default=str).encode()).hexdigest()[:16]
 
 
 def _set_of(truth: dict) -> str:

@@ -70,6 +70,10 @@ def compare(before: Path, after: Path) -> int:
             print(f"{src}: right {x['right']}->{y['right']}  numbers {x['numbers_right']}/{x['numbers']}"
                   f" -> {y['numbers_right']}/{y['numbers']}  {x['why'] or x['error'] or ''} -> "
                   f"{y['why'] or y['error'] or ''}")
+    both = [s for s in a if s in b and a[s].get("digest") and b[s].get("digest")]
+    differ = [s for s in both if a[s]["digest"] != b[s]["digest"]]
+    print(f"output digests (readings, confidences, flags, cuts) compared on {len(both)} photos read by both: "
+          f"{len(differ)} differ" + (f" ({', '.join(sorted(differ))})" if differ else ""))
     for name, d in (("before", a), ("after", b)):
         rs = [d[s] for s in d if s in a and s in b]
         n, nr = sum(r["numbers"] for r in rs), sum(r["numbers_right"] for r in rs)

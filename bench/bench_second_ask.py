@@ -34,6 +34,8 @@ def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("photos", nargs="+", type=Path)
     p.add_argument("--thresholds", type=float, nargs="+", default=[0.9, 0.7, 0.5, 0.3])
+    p.add_argument("--min-widths", type=int, nargs="+", default=[240],
+                   help="second_min_width_photo values, each tried with every threshold")
     p.add_argument("--json", type=Path, help="per photo and threshold figures")
     args = p.parse_args(argv)
 
@@ -61,8 +63,17 @@ def main(argv: list[str] | None = None) -> int:
         return [memo[k] if keep is None else keep(memo[k]) for k in keys]
 
     LineReader.probs = remembered  # type: ignore[method-assign]
+    columns = [0]  # the columns the second reader runs over (its cost grows with them)
+    widths = LineReader.probs
+
+    def counted(self, images, min_width=240, batch=2, keep=None):
+        columns[0] += sum(max(min_width, -(-48 * g.shape[1] // max(1, g.shape[0]))) for g in images)
+        return widths(self, images, min_width, batch, keep)
+
+    LineReader.probs = counted  # type: ignore[method-assign]
+    configs = [(t, w) for w in args.min_widths for t in args.thresholds]
     base = ReaderSettings()
-    totals: dict = defaultdict(lambda: [0, 0, 0, 0, 0])  # numbers, right (no look), right (look), asked, photos
+    totals: dict = defaultdict(lambda: [0, 0, 0, 0, 0, 0])  # numbers, right (no look), right (look), asked, photos, columns
     rows = []
     t0 = time.time()
     for path in args.photos:
@@ -73,29 +84,30 @@ def main(argv: list[str] | None = None) -> int:
             continue
         lattice = table.straight.grid is not None
         line = [path.name + ("" if lattice else " (scan path)")]
-        for t in args.thresholds:
-            settings = replace(base, second_unsure_photo=t)
+        for t, w in configs:
+            settings = replace(base, second_unsure_photo=t, second_min_width_photo=w)
+            columns[0] = 0
             reading = read_table(table, settings=settings)
             plain = reconcile(reading, explain=False).to_json()
             looked = reconcile(reading, look=second_look(table, settings), explain=False).to_json()
             n, right = bp.numbers_right(plain, truth, table)
             _, right_look = bp.numbers_right(looked, truth, table)
             asked = reading.meta["second_read"]
-            tot = totals[t]
-            for k, v in enumerate((n, right, right_look, asked, 1)):
+            tot = totals[t, w]
+            for k, v in enumerate((n, right, right_look, asked, 1, columns[0])):
                 tot[k] += v
-            line.append(f"{t:g}: {right}/{right_look}/{n} asked {asked}")
-            rows.append({"photo": path.name, "lattice": lattice, "threshold": t, "numbers": n, "right": right,
-                         "right_look": right_look, "asked": asked})
+            line.append(f"{t:g}/{w}: {right}/{right_look}/{n} asked {asked}")
+            rows.append({"photo": path.name, "lattice": lattice, "threshold": t, "min_width": w, "numbers": n,
+                         "right": right, "right_look": right_look, "asked": asked, "columns": columns[0]})
         print("  ".join(line), flush=True)
     print(f"\n{len(args.photos)} photos, {time.time() - t0:.0f} s wall")
-    print("| ask below | photos | numbers right, no look (bench_photo) | with the look (rubberscan read) "
-          "| cells the second reader read |")
-    print("|---|---|---|---|---|")
-    for t in args.thresholds:
-        n, r, rl, a, k = totals[t]
-        print(f"| {t:g} | {k} | {r}/{n} = {100.0 * r / max(1, n):.2f} % | {rl}/{n} = {100.0 * rl / max(1, n):.2f} % "
-              f"| {a} ({a / max(1, k):.1f} a photo) |")
+    print("| ask below | padded to | photos | numbers right, no look (bench_photo) | with the look (rubberscan read) "
+          "| cells the second reader read | its columns a photo (read and look) |")
+    print("|---|---|---|---|---|---|---|")
+    for t, w in configs:
+        n, r, rl, a, k, c = totals[t, w]
+        print(f"| {t:g} | {w} | {k} | {r}/{n} = {100.0 * r / max(1, n):.2f} % | {rl}/{n} = {100.0 * rl / max(1, n):.2f} % "
+              f"| {a} ({a / max(1, k):.1f} a photo) | {c / max(1, k):.0f} |")
     if args.json:
         args.json.write_text(json.dumps(rows, indent=1))
     return 0

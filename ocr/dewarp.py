@@ -22,7 +22,7 @@ import cv2
 import numpy as np
 
 from ocr.data import Page, StraightPage, TableRulings
-from ocr.grid import TableGrid, background, find_cells, find_grid, flatten_light, grid_of
+from ocr.grid import TableGrid, background, find_cells, flatten_light, grid_of
 from ocr.settings import GeometrySettings
 from ocr.table.common import DEALS, N_COLS
 
@@ -192,14 +192,19 @@ def _shrink(img: np.ndarray, long_side: int) -> tuple[np.ndarray, float]:
     return img, s
 
 
-def first_grid(grey: np.ndarray, settings: GeometrySettings, thick: bool = False) -> tuple[TableGrid | None, int]:
+def first_grid(grey: np.ndarray, settings: GeometrySettings, thick: bool = False,
+               patches: dict[int, list] | None = None) -> tuple[TableGrid | None, int]:
     """Pass one: the lattice of paper patches, tried at each GeometrySettings.grid_thresholds
     level until one holds most of a table; the largest found, and the level it was found at.
-    ``thick``: the cells reach across rulings as thick as the sheet's (see find_grid)."""
+    ``thick``: the cells reach across rulings as thick as the sheet's (see find_grid).
+    ``patches``: the paper patches of ``grey`` found so far, by level -- used, and added to (the
+    thick retry links again the patches the first try found, rather than finding them again)."""
+    patches = {} if patches is None else patches
     best, level = None, settings.grid_thresholds[0]
     for t in settings.grid_thresholds:
-        ink = cv2.threshold(grey, t, 255, cv2.THRESH_BINARY_INV)[1]
-        grid = find_grid(ink, settings, thick=thick)
+        if t not in patches:
+            patches[t] = find_cells(cv2.threshold(grey, t, 255, cv2.THRESH_BINARY_INV)[1], settings)
+        grid = grid_of(patches[t], settings, thick=thick)
         if grid is not None and (best is None or grid.cells > best.cells):
             best, level = grid, t
         if best is not None and best.cells >= settings.grid_enough_cells:
@@ -344,12 +349,14 @@ def paper_grid(grey: np.ndarray, paper: np.ndarray, settings: GeometrySettings) 
     return (None if best is None else _mapped_back(best, model, origin, per)), level
 
 
-def _analyse(ana: np.ndarray, settings: GeometrySettings) -> tuple[np.ndarray, np.ndarray, TableGrid | None, int]:
-    """The light on ``ana``, its light-flattened grey, and pass one's lattice and level on it."""
+def _analyse(ana: np.ndarray, settings: GeometrySettings,
+             patches: dict[int, list] | None = None) -> tuple[np.ndarray, np.ndarray, TableGrid | None, int]:
+    """The light on ``ana``, its light-flattened grey, and pass one's lattice and level on it
+    (``patches``: filled with the grey's paper patches by level, see :func:`first_grid`)."""
     kernel = max(9, round(max(ana.shape[:2]) * settings.light_kernel_share))
     light = background(ana, kernel)
     grey = flatten_light(ana, kernel, light)
-    grid, level = first_grid(grey, settings)
+    grid, level = first_grid(grey, settings, patches=patches)
     return light, grey, grid, level
 
 
@@ -360,24 +367,26 @@ def straighten_photo(page: Page, settings: GeometrySettings | None = None,
     (tl, tr, br, bl) on Page.image when its whole outline shows, for :func:`paper_grid`."""
     settings = settings or GeometrySettings()
     ana, a = _shrink(page.image, settings.photo_analysis_long)
-    light, grey, grid, level = _analyse(ana, settings)
-    tried = [(ana, a, light, grey)]
+    patches: dict[int, list] = {}
+    light, grey, grid, level = _analyse(ana, settings, patches)
+    tried = [(ana, a, light, grey, patches)]
     f = settings.photo_upsample
     if ((grid is None or grid.cells < settings.grid_enough_cells) and f > 1
             and max(ana.shape[:2]) * f <= settings.photo_upsample_long):
         # too few cells: a low-resolution photo's rulings (~1 px, faint, under the JPEG's noise)
         # break at the threshold; interpolated to twice the size, they stay whole and close cells
         up = cv2.resize(ana, None, fx=f, fy=f, interpolation=cv2.INTER_CUBIC)
-        again = _analyse(up, settings)
-        tried.append((up, a * f, again[0], again[1]))
+        patches_up: dict[int, list] = {}
+        again = _analyse(up, settings, patches_up)
+        tried.append((up, a * f, again[0], again[1], patches_up))
         if again[2] is not None and (grid is None or again[2].cells > grid.cells):
             ana, a = up, a * f
             light, grey, grid, level = again
     if grid is None or grid.cells < settings.grid_enough_cells:
         # still too few: a far, blurred sheet's rulings come out of the threshold nearly as thick as
         # its cells are high: its cells are linked again reaching across them (as taken and enlarged)
-        for img, scale, lit, flat in tried:
-            thick, at = first_grid(flat, settings, thick=True)
+        for img, scale, lit, flat, found in tried:
+            thick, at = first_grid(flat, settings, thick=True, patches=found)
             if thick is not None and (grid is None or thick.cells > grid.cells):
                 ana, a, light, grey, grid, level = img, scale, lit, flat, thick, at
     far = paper is not None and cv2.contourArea(np.asarray(paper, np.float32).reshape(-1, 1, 2)) \
@@ -396,12 +405,12 @@ def straighten_photo(page: Page, settings: GeometrySettings | None = None,
     if model is None:
         return None
     better = second_grid(grey, level, model, grid, settings)
-    if better is not None:
-        refined = fit_model(better, settings)
-        if refined is not None:
-            grid, model = better, refined
+    refined = fit_model(better, settings) if better is not None else None
+    if refined is not None:
+        grid, model = better, refined
     before = grid, model
-    for _ in range(settings.dewarp_regrow):
+    # (pass two not taken: the regrow's first try would be the same call again, with the same end)
+    for _ in range(settings.dewarp_regrow if refined is not None else 0):
         # a lattice of part of the table (a far sheet's few columns): its model, fitted to that part,
         # straightens the rest badly; refitted to the larger lattice pass two found, it does better
         # (a few cells more are the same lattice cut again, its column widths drifting: not taken)

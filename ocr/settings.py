@@ -307,6 +307,9 @@ class ReaderSettings:
     # 240 85.0 %, 320 85.2 %, 480 85.6 % exact -- cost grows with the width (one crop: ~40 ms of
     # CPU at 320, 27 at 240, 22 at 160)
     second_min_width: int = 240
+    # ... on a photographed table the photo networks read (photo_networks), where the second reader
+    # is asked less (second_unsure_photo)
+    second_min_width_photo: int = 240
     # a crop wider than this many times its height (a smear of ink a few pixels high across the
     # cell; ORAND's cheque amounts are at most 6.6) is padded with paper above and below to that
     # shape: the network's cost and memory grow with the width (a 2,093-column crop held ~450 MB)
@@ -407,8 +410,9 @@ class ReaderSettings:
 
     def for_photo_networks(self) -> ReaderSettings:
         """These settings as the photo networks read with them: the second reader asked below
-        ``second_unsure_photo``."""
-        return replace(self, second_unsure=self.second_unsure_photo)
+        ``second_unsure_photo``, its crops padded to ``second_min_width_photo``."""
+        return replace(self, second_unsure=self.second_unsure_photo,
+                       second_min_width=self.second_min_width_photo)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -159,9 +159,9 @@ def test_a_scan_sized_picture_is_not_enlarged(monkeypatch):
     sizes = []
     analyse = dewarp._analyse
 
-    def counted(ana, settings):
+    def counted(ana, settings, patches=None):
         sizes.append(max(ana.shape[:2]))
-        return analyse(ana, settings)
+        return analyse(ana, settings, patches)
 
     monkeypatch.setattr(dewarp, "_analyse", counted)
     blank = np.full((2300, 1650, 3), 250, np.uint8)

@@ -30,3 +30,24 @@ def test_photo_networks_ask_the_second_reader_below_their_own_threshold(photo_ta
     scan_nets = read_table(photo_table, settings=ReaderSettings(photo_networks=False, second_unsure_photo=0.01))
     assert "below0.9-" in scan_nets.meta["reader"]
     assert scan_nets.meta["second_read"] > shipped.meta["second_read"]
+
+
+def test_photo_networks_pad_the_second_readers_crops_to_their_own_width(photo_table, monkeypatch):
+    """``second_min_width_photo``: the crops of a table the photo networks read are padded to it (the
+    second reader's cost grows with the columns it runs over), the scan networks' to second_min_width."""
+    from ocr.ppocr import LineReader
+
+    widths = []
+    probs = LineReader.probs
+
+    def recorded(self, images, min_width=240, batch=2, keep=None):
+        widths.append(min_width)
+        return probs(self, images, min_width, batch, keep)
+
+    monkeypatch.setattr(LineReader, "probs", recorded)
+    narrow = read_table(photo_table, settings=ReaderSettings(second_min_width_photo=160))
+    assert narrow.meta["second_read"] > 0 and set(widths) == {160}
+    assert "-pad160-" in narrow.meta["reader"]
+    widths.clear()
+    scan_nets = read_table(photo_table, settings=ReaderSettings(photo_networks=False, second_min_width_photo=160))
+    assert set(widths) == {240} and "-pad240-" in scan_nets.meta["reader"]
