@@ -105,6 +105,8 @@ def edge_writing(window: np.ndarray, top: int, bottom: int, body: tuple[int, int
     tops of "5770", bench sheet 180025) is cut by the cell's edge otherwise and read as "50"."""
     h = window.shape[0]
     ink = (window < 170).astype(np.uint8)
+    if not (ink[top].any() or ink[bottom - 1].any()):  # no mark can cross an edge it does not touch
+        return window[top:bottom].copy(), 0, 0
     n, labels, stats, _ = cv2.connectedComponentsWithStats(ink, connectivity=8)
     if n <= 1:
         return window[top:bottom].copy(), 0, 0
