@@ -60,13 +60,6 @@ class GeometrySettings:
     header_ruling_faint: float = 0.25  # ... or than this share of the ruling beside the row's cells
     outside_margin_px: float = 1.0  # a cell this far over the picture's edge is still in it
     cell_min_px: int = 4  # a cell the picture's edge leaves fewer pixels either way is not cut
-    # a row of a horizontal ruling's zone less than half inked over 4 x this share of a row's
-    #   height in columns is not the line: its ink joined to writing is kept when the rulings are
-    #   cleared (a 7's top bar along the ruling; 0: the whole zone cleared)
-    ruling_line_run: float = 1.0
-    # a cell takes in its own writing across its top or bottom edge, at most this share of its
-    #   row's height further (the neighbour row's writing stays out; 0: cut at the edge)
-    edge_reach: float = 0.3
 
     # --- cells the light washed out (ocr/table/missing.py) ---
     # a cell whose rulings keep less than this share of the table's contrast ...

@@ -19,7 +19,7 @@ import cv2
 import numpy as np
 
 from ocr import tess
-from ocr.cells import box_quad, clean_region, edge_writing, paper_grey
+from ocr.cells import box_quad, clean_region, paper_grey
 from ocr.data import CellImage, InputError, Missing, StraightPage, Table, TableRulings
 from ocr.printed import read_header, read_printed
 from ocr.settings import GeometrySettings
@@ -172,8 +172,7 @@ def _find_table(straight: StraightPage, src: str, settings: GeometrySettings, la
     rx0, ry0 = max(0, x0 - 2 * margin[1]), max(0, y0 - 2 * margin[1])
     rx1, ry1 = min(w, x1 + 2 * margin[1]), min(h, y1 + 2 * margin[1])
     region = (rx0, ry0, rx1 - rx0, ry1 - ry0)
-    line_run = round(settings.ruling_line_run * pitch)
-    clean = clean_region(grey, zone, region, band, line_run)
+    clean = clean_region(grey, zone, region, band)
 
     def crop(b: tuple[int, int, int, int]) -> np.ndarray:
         bx, by, bw, bh = b
@@ -251,7 +250,7 @@ def _find_table(straight: StraightPage, src: str, settings: GeometrySettings, la
         # too, or their cells would be cut by the cleaned region's edge (short, or of no height)
         rx0, ry0, rx1, ry1 = min(rx0, wider[0]), min(ry0, wider[1]), max(rx1, wider[2]), max(ry1, wider[3])
         region = (rx0, ry0, rx1 - rx0, ry1 - ry0)
-        clean = clean_region(grey, zone, region, band, line_run)
+        clean = clean_region(grey, zone, region, band)
     if straight.verify and (found_rows < len(rows) or len(rows) < DEALS):
         # a photo straightened by one homography whose rulings were found only in part (a shadow's
         # edge, glare): the rows put in between or beyond them by their pitch may be off; the
@@ -271,10 +270,10 @@ def _find_table(straight: StraightPage, src: str, settings: GeometrySettings, la
 
     cells: list[CellImage] = []
     for row, label in zip(rows, labels, strict=True):
-        cells.extend(_cell(crop, b, key, label, margin, region, straight, settings)
+        cells.extend(_cell(crop, b, key, label, margin, region, straight)
                      for key, b in zip(order, row[1:], strict=True))
     if total is not None:
-        cells.extend(_cell(crop, b, key, "total", margin, region, straight, settings)
+        cells.extend(_cell(crop, b, key, "total", margin, region, straight)
                      for key, b in zip(order[1:], total[1:], strict=True))
     cells = drop(cells, faded)
     fields = text_fields(grey, zone, rulings, half, rows, min(y0, span[0]), straight, settings)
@@ -289,25 +288,14 @@ def _find_table(straight: StraightPage, src: str, settings: GeometrySettings, la
 
 
 def _cell(crop, blob: Blob, key: str, row: str, margin: tuple[int, int],
-          region: tuple[int, int, int, int], straight: StraightPage,
-          settings: GeometrySettings) -> CellImage:
-    """One cell: the blob grown by ``margin`` (x, y), kept inside the cleaned ``region``, with its
-    own writing across its top or bottom edge (ocr.cells.edge_writing)."""
+          region: tuple[int, int, int, int], straight: StraightPage) -> CellImage:
+    """One cell: the blob grown by ``margin`` (x, y), kept inside the cleaned ``region``."""
     rx, ry, rw, rh = region
     mx, my = margin
     x0, y0 = max(rx, blob.x0 - mx), max(ry, blob.y0 - my)
     x1, y1 = min(rx + rw, blob.x1 + mx), min(ry + rh, blob.y1 + my)
-    image = crop((x0, y0, x1 - x0, y1 - y0)).copy()
-    pitch = blob.y1 - blob.y0
-    reach = round(settings.edge_reach * pitch)
-    if reach > 0 and x1 > x0 and y1 > y0:
-        # judged on a row's height either side: whose a mark across the edge is
-        w0, w1 = max(ry, y0 - pitch), min(ry + rh, y1 + pitch)
-        image, up, down = edge_writing(crop((x0, w0, x1 - x0, w1 - w0)), y0 - w0, y1 - w0,
-                                       (blob.y0 - w0, blob.y1 - w0), reach)
-        y0, y1 = y0 - up, y1 + down
     box = (x0, y0, x1 - x0, y1 - y0)
-    return CellImage(key=key, row=row, image=image, quad=box_quad(box, straight), box=box)
+    return CellImage(key=key, row=row, image=crop(box).copy(), quad=box_quad(box, straight), box=box)
 
 
 def _bare_below(straight: StraightPage, grey: np.ndarray, lattice: TableRulings, i: int,
