@@ -10,6 +10,7 @@ import numpy as np
 
 from ocr.data import Table, deal_spans
 from ocr.settings import ReaderSettings
+from scoring.reconcile.rescan import unread
 from scoring.sheet import CellReading
 
 NUMBER_KEYS = ("ns", "ew", "cum_ns", "cum_ew")
@@ -29,11 +30,9 @@ def row_heights(table: Table) -> dict[int, float]:
 
 def unread_share(readings: list[CellReading]) -> float:
     """The share of the written number cells (not read blank) whose likeliest value is less than
-    even (as scoring.reconcile.rescan counts "not read")."""
+    even (scoring.reconcile.rescan's "not read")."""
     written = [c for c in readings if c.candidates and not c.blank]
-    unread = sum(max((float(p) for v, p in c.candidates if v is not None), default=0.0) < 0.5
-                 for c in written)
-    return unread / len(written) if written else 0.0
+    return sum(unread(c) for c in written) / len(written) if written else 0.0
 
 
 def small_writing(table: Table, readings: list[CellReading], settings: ReaderSettings) -> dict | None:

@@ -21,10 +21,11 @@ def unread_cells(reading: SheetReading,
     rows = reading.rows + ([reading.total] if reading.total is not None else [])
     cells = [cell for row in rows for col, cell in row.cells.items()
              if col in NUMBER_COLUMNS and cell is not None and cell.candidates and not cell.blank]
-    return sum(_unread(cell, settings) for cell in cells), len(cells)
+    return sum(unread(cell, settings) for cell in cells), len(cells)
 
 
-def _unread(cell: CellReading, settings: RescanSettings) -> bool:
+def unread(cell: CellReading, settings: RescanSettings = DEFAULT.rescan) -> bool:
+    """Whether the reader gave no value of a written ``cell`` unread_below or more."""
     best = max((float(p) for v, p in cell.candidates if v is not None), default=0.0)
     return best < settings.unread_below
 
