@@ -24,7 +24,8 @@ writing is a few pixels high whatever the reader does.
         [--px-bands 16,20] [--small-writing-px PX]
 
 ``--small-writing-px 0`` reads as before the small-writing check (ocr/legible.py) for a before/after
-from one tree.
+from one tree; ``--faint-unread-share 1.01`` as before its "too faint or blurred" rule.  Right numbers
+that are in review anyway (the review's cost) are counted too.
 """
 
 from __future__ import annotations
@@ -148,6 +149,8 @@ def numbers(truth: dict, table, reading, sheet: dict) -> dict:
             how = ("right" if cls == "right" else
                    "asked" if (deal, key) in asked or (deal, key) in missing else "silent")
             seen[how] += 1
+            if cls == "right" and (deal, key) in asked:
+                seen["right, asked"] += 1  # what the review costs: a right number a person checks
             if cls != "right":
                 wrong.append([deal, key, want[key], best, final, cls, how])
     return {"numbers": dict(out), "shown": dict(seen), "wrong": wrong}
@@ -160,6 +163,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--px-bands", default="16,20", help="cell_px band edges for the photos cut right")
     p.add_argument("--small-writing-px", type=float, default=None,
                    help="ReaderSettings.small_writing_px (0: off; default: the settings')")
+    p.add_argument("--faint-unread-share", type=float, default=None,
+                   help="ReaderSettings.faint_unread_share (1.01: off; default: the settings')")
     args = p.parse_args(argv)
     from ocr import tess
     from ocr.ensemble import default_net
@@ -167,7 +172,8 @@ def main(argv: list[str] | None = None) -> int:
     tess.backend()
     default_net()
     settings = GeometrySettings()
-    reader = ReaderSettings() if args.small_writing_px is None else ReaderSettings(small_writing_px=args.small_writing_px)
+    reader = ReaderSettings(**{k: v for k, v in (("small_writing_px", args.small_writing_px),
+                                                   ("faint_unread_share", args.faint_unread_share)) if v is not None})
     results = []
     for d in args.dirs:
         for tp in sorted(d.glob("*.truth.json")):
@@ -186,8 +192,8 @@ def main(argv: list[str] | None = None) -> int:
         for r in rs:
             seen.update(r.get("shown", {}))
         print(f"\n{name}: {len(rs)} photos, {n} written numbers, right {total['right']} "
-              f"({100.0 * total['right'] / max(1, n):.1f} %); wrong but asked {seen['asked']}, "
-              f"wrong and shown as sure {seen['silent']}")
+              f"({100.0 * total['right'] / max(1, n):.1f} %; {seen['right, asked']} of them in review); "
+              f"wrong but asked {seen['asked']}, wrong and shown as sure {seen['silent']}")
         for cls, k in total.most_common():
             if cls != "right":
                 print(f"  {k:5d}  {cls}  (photos: {sum(1 for r in rs if r['numbers'].get(cls))})")

@@ -1,5 +1,6 @@
-"""A photo whose writing is too small or blurred to read: a far sheet's rows of writing get a few
-photo pixels, and the reader's readings of them are often wrong however sure it is.  Measured on the
+"""A photo whose writing is too small, faint or blurred to read: a far sheet's rows of writing get a
+few photo pixels, a dim or shaken photo of pencil leaves strokes a reader cannot tell apart, and the
+reader's readings of them are often wrong however sure it is.  Measured on the
 photo itself (its cells' outlines on Page.image) and on how much of it the reader could read, never
 on a scan or a fax; the rows concerned are named in the reading's meta, so reconciliation puts their
 numbers in review and asks for a closer photo."""
@@ -40,21 +41,30 @@ def small_writing(table: Table, readings: list[CellReading], settings: ReaderSet
     the deals whose rows are less than ReaderSettings.small_writing_px photo pixels high -- or
     every deal, where the rows are on the whole (their median) under blurred_writing_px and the
     reader could not read blurred_unread_share of the written numbers (``readings``: the number
-    cells'), the writing blurred as well as small -- with the rows' height and the message asking
-    for a closer photo; None when no row is concerned."""
+    cells'), the writing blurred as well as small; or every deal, whatever the rows' height, where
+    it could not read faint_unread_share of them ("faint": too faint or blurred) -- with the rows'
+    height, the cause and the message asking for a closer or better photo; None when no row is
+    concerned."""
     if table.straight.grid is None or settings.small_writing_px <= 0:
         return None
     heights = row_heights(table)
     if not heights:
         return None
     small = sorted(d for d, h in heights.items() if h < settings.small_writing_px)
+    share = unread_share(readings)
     blurred = (float(np.median(list(heights.values()))) < settings.blurred_writing_px
-               and unread_share(readings) >= settings.blurred_unread_share)
-    if blurred:
+               and share >= settings.blurred_unread_share)
+    faint = not blurred and share >= settings.faint_unread_share
+    if blurred or faint:
         small = sorted(heights)
     if not small:
         return None
     px = float(np.median([heights[d] for d in small]))
+    if faint:
+        message = (f"the writing is too faint or blurred in this photo to be read surely ({share:.0%} of its "
+                   "numbers could not be read): take another photo in good light, holding the phone still, "
+                   "with the sheet filling the frame; its numbers are to be checked.")
+        return {"deals": small, "px": round(px, 1), "cause": "faint", "message": message}
     if len(small) == len(heights):
         which = "the writing is"
     else:
@@ -62,4 +72,4 @@ def small_writing(table: Table, readings: list[CellReading], settings: ReaderSet
     what = "too small or blurred" if blurred else "too small"
     message = (f"{which} {what} in this photo to be read surely (rows {px:.0f} pixels high): "
                "take the photo closer, with the sheet filling the frame; its numbers are to be checked.")
-    return {"deals": small, "px": round(px, 1), "message": message}
+    return {"deals": small, "px": round(px, 1), "cause": "blurred" if blurred else "small", "message": message}

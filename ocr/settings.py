@@ -402,6 +402,10 @@ class ReaderSettings:
     # (best value under even) this share of the table's written numbers: small and blurred too
     blurred_writing_px: float = 26.0
     blurred_unread_share: float = 0.5
+    # ... and every row, however high, where the reader could not read this share of them: writing
+    # too faint or blurred to read (pencil in a dim or shaken photo; bench/RESULTS-geometry.md,
+    # photofaint); 1.01 turns it off
+    faint_unread_share: float = 0.5
 
     # -- a crop given on its own (``rubberscan cell``; ocr/crop.py) --
     crop_background: int = 15  # px: the paper's brightness is estimated over this window

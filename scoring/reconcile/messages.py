@@ -173,8 +173,9 @@ def rescan(unread: int, written: int) -> str:
             "photo (pencil often does not survive a fax).")
 
 
-def small_writing(shown) -> str:
-    """Review: a number on a photo whose writing is too small to read surely (the sheet says
-    why)."""
-    return (f"read as {shown}, but the writing is too small in this photo to be sure of it"
-            if shown is not None else "the writing is too small in this photo to read it")
+def small_writing(shown, cause: str = "small") -> str:
+    """Review: a number on a photo whose writing is too small (or, ``cause`` "faint", too faint or
+    blurred) to read surely (the sheet says why)."""
+    what = "too faint or blurred" if cause == "faint" else "too small"
+    return (f"read as {shown}, but the writing is {what} in this photo to be sure of it"
+            if shown is not None else f"the writing is {what} in this photo to read it")

@@ -55,6 +55,7 @@ def apply_small(reading: SheetReading, sheet: ReconciledSheet,
     if not small:
         return sheet
     deals = set(small["deals"])
+    cause = small.get("cause", "small")
     asked = {(item.deal, item.column) for item in sheet.review}
     for row in sheet.rows:
         if row.deal not in deals:
@@ -63,7 +64,8 @@ def apply_small(reading: SheetReading, sheet: ReconciledSheet,
             if (row.deal, col) not in asked:
                 value = row.values.get(col)
                 shown = [(value, round(row.confidence.get(col, 0.0), 4))]
-                sheet.review.append(ReviewItem(row.deal, col, shown, messages.small_writing(value)))
+                item = ReviewItem(row.deal, col, shown, messages.small_writing(value, cause))
+                sheet.review.append(item)
     # rows after the last one shown (read empty, so left off): a cell not surely blank may hold
     # writing the reader could not see
     last = max((row.deal for row in sheet.rows), default=0)
@@ -73,7 +75,7 @@ def apply_small(reading: SheetReading, sheet: ReconciledSheet,
                 cell = row.cells.get(col)
                 if cell is None or not (cell.blank and _blank_p(cell) >= settings.small_blank_sure):
                     sheet.review.append(ReviewItem(row.deal, col, [(None, 0.0)],
-                                                   messages.small_writing(None)))
+                                                   messages.small_writing(None, cause)))
     sheet.review.sort(key=lambda r: (r.deal if r.deal is not None else 10**6, r.column))
     sheet.rescan = small["message"]  # in place of a scan's "too faint": the cause and the cure told
     return sheet
