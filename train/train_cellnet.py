@@ -357,6 +357,14 @@ def main(argv: list[str] | None = None) -> int:
         torch.set_rng_state(state["torch"])
         start_epoch, start_step, order = state["epoch"], state["step"], state["order"]
         print(f"resumed from {ckpt}: epoch {start_epoch} step {start_step}", flush=True)
+        done = start_epoch * per_epoch + start_step
+        if sched.total_steps != steps and steps > done:
+            # run cut short (--epochs lowered on resume): the learning rate falls from where it is
+            # to nothing by the new end, as the one cycle's tail would
+            for group in opt.param_groups:
+                group["initial_lr"] = group["lr"]  # the one cycle's own starting rate is set there
+            sched = torch.optim.lr_scheduler.CosineAnnealingLR(opt, T_max=steps - done, eta_min=0.0)
+            print(f"schedule shortened to {steps} steps: annealing over the last {steps - done}", flush=True)
     t0 = time.time()
     lv = None
     for epoch in range(start_epoch, args.epochs):
