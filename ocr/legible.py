@@ -11,10 +11,9 @@ import numpy as np
 
 from ocr.data import Table, deal_spans
 from ocr.settings import ReaderSettings
-from scoring.reconcile.rescan import unread
+from scoring.formspec import NUMBER_COLUMNS
+from scoring.reconcile.rescan import count_unread
 from scoring.sheet import CellReading
-
-NUMBER_KEYS = ("ns", "ew", "cum_ns", "cum_ew")
 
 
 def row_heights(table: Table) -> dict[int, float]:
@@ -22,7 +21,7 @@ def row_heights(table: Table) -> dict[int, float]:
     outlines on the photo (Page.image)."""
     sides: dict[int, list[float]] = {}
     for c in table.cells:
-        if c.key in NUMBER_KEYS and c.deal is not None:
+        if c.key in NUMBER_COLUMNS and c.deal is not None:
             q = np.asarray(c.quad, np.float64).reshape(4, 2)
             sides.setdefault(c.deal, []).append(min(float(np.linalg.norm(q[1] - q[0])),
                                                     float(np.linalg.norm(q[2] - q[1]))))
@@ -32,8 +31,8 @@ def row_heights(table: Table) -> dict[int, float]:
 def unread_share(readings: list[CellReading]) -> float:
     """The share of the written number cells (not read blank) whose likeliest value is less than
     even (scoring.reconcile.rescan's "not read")."""
-    written = [c for c in readings if c.candidates and not c.blank]
-    return sum(unread(c) for c in written) / len(written) if written else 0.0
+    unread, written = count_unread(readings)
+    return unread / written if written else 0.0
 
 
 def small_writing(table: Table, readings: list[CellReading], settings: ReaderSettings) -> dict | None:

@@ -19,9 +19,16 @@ def unread_cells(reading: SheetReading,
                  settings: RescanSettings = DEFAULT.rescan) -> tuple[int, int]:
     """(written numbers not read, written numbers) over the deal rows and the Total row."""
     rows = reading.rows + ([reading.total] if reading.total is not None else [])
-    cells = [cell for row in rows for col, cell in row.cells.items()
-             if col in NUMBER_COLUMNS and cell is not None and cell.candidates and not cell.blank]
-    return sum(unread(cell, settings) for cell in cells), len(cells)
+    cells = [cell for row in rows for col, cell in row.cells.items() if col in NUMBER_COLUMNS]
+    return count_unread(cells, settings)
+
+
+def count_unread(cells: list[CellReading | None],
+                 settings: RescanSettings = DEFAULT.rescan) -> tuple[int, int]:
+    """(written numbers not read, written numbers) among number ``cells``: a cell is written when
+    the reader gave it candidates and did not read it blank."""
+    written = [cell for cell in cells if cell is not None and cell.candidates and not cell.blank]
+    return sum(unread(cell, settings) for cell in written), len(written)
 
 
 def unread(cell: CellReading, settings: RescanSettings = DEFAULT.rescan) -> bool:
