@@ -379,6 +379,9 @@ def measure(data, settings, details: bool = False, outputs: dict | None = None,
         for f in obj["flags"]:
             if not flag_is_planted(f, truth):
                 false_flags[f"{false_flag_cause(f, written, reading)} ({scan})"] += 1
+        if details and not score.exact:
+            for line in wrong_numbers(obj, truth, reading):
+                print(f"  {seed} inexact: {line} ({truth['hand']}, {scan})", file=sys.stderr)
         if details:
             for f in obj["flags"]:
                 if not flag_is_planted(f, truth):
@@ -388,6 +391,28 @@ def measure(data, settings, details: bool = False, outputs: dict | None = None,
     return {"by_kind": by_kind, "by_scan": by_scan, "sheets": sheets, "clean_by_hand": clean_by_hand,
             "cpu": cpu, "missing": missing, "right_after_all": right_after_all, "looked": looked,
             "look_cpu": look_cpu, "unseen_rescan": unseen_rescan, "false_flags": false_flags}
+
+
+def wrong_numbers(obj: dict, truth: dict, reading) -> list[str]:
+    """Each number of a reconciled sheet (``obj``) that differs from what is written: the value
+    shown, the reader's first candidates, whether the row marks it the arithmetic's, and the review
+    item on its cell -- what makes a sheet inexact, one line each."""
+    written = {r["deal"]: r for r in truth["rows"]}
+    cells = reading_cells(reading)
+    review = {(r["deal"], r["column"]): r for r in obj["review"]}
+    out = []
+    for row in obj["rows"]:
+        want = written.get(row["deal"])
+        for key in NUMBER_KEYS if want else ():
+            if row[key] == want[key]:
+                continue
+            cell = cells.get((str(row["deal"]), key))
+            read = ", ".join(f"{v} {p:.3f}" for v, p in (cell.candidates[:3] if cell else []))
+            item = review.get((row["deal"], key))
+            out.append(f"deal {row['deal']} {key} shown {row[key]} written {want[key]}, read [{read}]"
+                       + (" (the arithmetic's)" if key in row.get("inferred", []) else "")
+                       + (f", review {item['candidates'][:2]}" if item else ", no review"))
+    return out
 
 
 def false_flag_cause(flag: dict, written: dict, reading) -> str:
@@ -480,7 +505,7 @@ def main(argv: list[str]) -> int:
     ap.add_argument("--ranges", default="dev,held-out", help=f"comma-separated: {', '.join(RANGES)}")
     ap.add_argument("--config", action="append", default=[], help="bench_reader_ablation's configurations")
     ap.add_argument("--details", action="store_true", help="each mistake not shown or legible and not flagged,"
-                    " and each false flag (stderr)")
+                    " each false flag and each wrong number of an inexact sheet (stderr)")
     ap.add_argument("--tree", help="reconcile with the code of this checkout instead (a before/after)")
     ap.add_argument("--cached", action="append", default=[], metavar="RANGE=TABLES:READINGS",
                     help="a range's tables and readings cached under these digests (made by other"
