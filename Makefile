@@ -85,7 +85,10 @@ LABELS ?=
 # the last step: the sheets' cells and UNIPEN's writers together (and labelled cells, when given)
 REAL = --data train/_data/cells.npz --data train/_data/unipen.npz $(foreach f,$(LABELS),--labels $(f)) \
   --epochs $(REAL_EPOCHS) --lr 1e-3 --mnist-weight 2 --weight unipen=1.5 --weight labelled=3 --resume
-REAL_EPOCHS = 4
+REAL_EPOCHS = 3
+# ... then a short pass at a low rate weighing the sheets' hands up again (MNIST 3x, UNIPEN 0.7x)
+SETTLE = --data train/_data/cells.npz --data train/_data/unipen.npz $(foreach f,$(LABELS),--labels $(f)) \
+  --epochs 1 --draws 64000 --lr 3e-4 --mnist-weight 3 --weight unipen=0.7 --weight labelled=3 --resume
 # the photo networks (read on photographed tables only): the cell networks fine-tuned on cells cut from
 # training phone photos, mixed with the sheets' and UNIPEN's cells (train/README.md, photo networks)
 PHOTO = --data train/_data/cells.npz --data train/_data/unipen.npz --data train/_data/photo.npz \
@@ -102,15 +105,17 @@ model:
 	.venv-train/bin/python -m train.unipen_cells --count 150000 --out train/_data/unipen.npz
 	@# the ensemble: the same recipe from two seeds, one thread each, side by side on two cores:
 	@# 5 epochs on every cell, then $(FT_EPOCHS) more drawing the MNIST hand's cells (real handwriting) $(FT_WEIGHT)x as often,
-	@# then 2 more at half the learning rate drawing them 3x as often, then $(REAL_EPOCHS) on the sheets' cells and UNIPEN's
+	@# then 2 more at half the learning rate drawing them 3x as often, then $(REAL_EPOCHS) on the sheets' cells and UNIPEN's, then SETTLE
 	OMP_NUM_THREADS=1 $(TRAIN) --seed 1 --out train/_data/base-1.npz && \
 	  OMP_NUM_THREADS=1 $(TRAIN) --seed 1 --init train/_data/base-1.npz $(FINETUNE) --out train/_data/ft-1.npz && \
 	  OMP_NUM_THREADS=1 $(TRAIN) --seed 1 --init train/_data/ft-1.npz $(FINETUNE2) --out train/_data/ft2-1.npz && \
-	  OMP_NUM_THREADS=1 $(TRAIN) --seed 1 --init train/_data/ft2-1.npz $(REAL) --out ocr/models/cellnet-1.npz & pid=$$!; \
+	  OMP_NUM_THREADS=1 $(TRAIN) --seed 1 --init train/_data/ft2-1.npz $(REAL) --out train/_data/real-1.npz && \
+	  OMP_NUM_THREADS=1 $(TRAIN) --seed 1 --init train/_data/real-1.npz $(SETTLE) --out ocr/models/cellnet-1.npz & pid=$$!; \
 	  OMP_NUM_THREADS=1 $(TRAIN) --seed 2 --out train/_data/base.npz && \
 	  OMP_NUM_THREADS=1 $(TRAIN) --seed 2 --init train/_data/base.npz $(FINETUNE) --out train/_data/ft.npz && \
 	  OMP_NUM_THREADS=1 $(TRAIN) --seed 2 --init train/_data/ft.npz $(FINETUNE2) --out train/_data/ft2.npz && \
-	  OMP_NUM_THREADS=1 $(TRAIN) --seed 2 --init train/_data/ft2.npz $(REAL) --out ocr/models/cellnet.npz && wait $$pid
+	  OMP_NUM_THREADS=1 $(TRAIN) --seed 2 --init train/_data/ft2.npz $(REAL) --out train/_data/real.npz && \
+	  OMP_NUM_THREADS=1 $(TRAIN) --seed 2 --init train/_data/real.npz $(SETTLE) --out ocr/models/cellnet.npz && wait $$pid
 	.venv-train/bin/python -m train.export_onnx ocr/models/cellnet.npz ocr/models/cellnet-1.npz
 	@# the photo networks: training phone photos (wide span 7,000,000+, 3-D scenes 30,000+) cut by the product
 	.venv-train/bin/python -m train.photo_cells --wide-first 7000000 --wide-count 200 --scene-first 30000 \

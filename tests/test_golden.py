@@ -31,6 +31,7 @@ KNOWN = {
     "02-wide-photo-strokes-black": {"names.ew": ("/ Ward Smith", "Ward / Smith")},
     "07-classic-fax-strokes-tiff": {"names.ew": ("Dunn /Lee", "Dunn / Lee")},
     "01-classic-clean-mnist-blue": {"review": [(12, "cum_ns")]},
+    "08-classic-skewed-mnist-upside-down": {"review": [(19, "cum_ns")]},  # 2390 read 5390
 }
 
 
