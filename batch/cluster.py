@@ -47,6 +47,7 @@ except ImportError:
 EXTRA = "pip install 'rubberscan[cluster]'"
 # A scheduler that does not answer within this is reported, not waited for forever.
 CONNECT_TIMEOUT_S = 20.0
+REGISTER_TRIES = 3  # the reader plugin is sent this many times when a worker leaves as it is sent
 # Scans submitted per worker thread: one running and one waiting keeps every worker busy while
 # the client commits, and bounds the client's memory to a few scans' bytes.
 IN_FLIGHT_PER_THREAD = 2
@@ -276,8 +277,18 @@ class Cluster:
             self.close()
             raise ClusterError(f"cannot reach the Dask scheduler at {self.spec}: {exc}") from None
         self._check_workers()
-        self.client.register_plugin(ReaderPlugin(self.warm, own_workers=self.local is not None),
-                                    name=PLUGIN_NAME)
+        plugin = ReaderPlugin(self.warm, own_workers=self.local is not None)
+        for attempt in range(REGISTER_TRIES):
+            try:
+                self.client.register_plugin(plugin, name=PLUGIN_NAME)
+                break
+            except OSError as exc:
+                # a worker leaving as the plugin is sent (one restarted after a scan killed it):
+                # the scheduler keeps the plugin for the workers that join, so send it again
+                if attempt == REGISTER_TRIES - 1:
+                    self.close()
+                    raise ClusterError(f"cannot set up the Dask workers at {self.spec}: {exc}") from None
+                time.sleep(1.0)
         return self.client
 
     def _check_workers(self) -> None:

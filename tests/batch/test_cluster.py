@@ -260,6 +260,30 @@ def test_time_limit_crash_and_rerun_on_a_cluster(tmp_path, scheduler):
     assert (second.sheets, second.failed) == (2, 2)  # the PDF's two pages; crash and SLEEP 0 fail
 
 
+def test_a_worker_leaving_as_the_reader_plugin_is_sent_does_not_fail_the_run(tmp_path, scheduler,
+                                                                              monkeypatch):
+    """A worker restarted after a scan killed it may drop its connection while the client sends the
+    reader plugin (CommClosedError, an OSError): the plugin is sent again, the run goes on."""
+    from distributed.comm.core import CommClosedError
+
+    real = Client.register_plugin
+    sent = []
+
+    def flaky(self, plugin, name=None, **kw):
+        sent.append(name)
+        if len(sent) == 1:
+            raise CommClosedError("in <TCP (closed) ConnectionPool.register_worker_plugin>: Stream is closed")
+        return real(self, plugin, name=name, **kw)
+
+    monkeypatch.setattr(Client, "register_plugin", flaky)
+    folder = tmp_path / "in"
+    folder.mkdir()
+    (folder / "ok.png").write_bytes(sheet_bytes(GOOD))
+    summary = run([folder], tmp_path / "out", cluster=scheduler, timeout=60)
+    assert (summary.sheets, summary.failed) == (1, 0)
+    assert len(sent) == 2 and sent[0] == sent[1]
+
+
 @pytest.mark.slow
 def test_a_worker_killed_mid_run_loses_nothing(tmp_path, scheduler):
     folder = tmp_path / "in"
