@@ -83,12 +83,11 @@ FINETUNE = --epochs $(FT_EPOCHS) --lr 1e-3 --mnist-weight $(FT_WEIGHT)
 FINETUNE2 = --epochs 2 --lr 5e-4 --mnist-weight 3
 LABELS ?=
 # the last step: the sheets' cells and UNIPEN's writers together (and labelled cells, when given)
-REAL = --data train/_data/cells.npz --data train/_data/unipen.npz $(foreach f,$(LABELS),--labels $(f)) \
-  --epochs $(REAL_EPOCHS) --lr 1e-3 --mnist-weight 2 --weight unipen=1.5 --weight labelled=3 --resume
+REAL_DATA = --data train/_data/cells.npz --data train/_data/unipen.npz $(foreach f,$(LABELS),--labels $(f))
+REAL = $(REAL_DATA) --epochs $(REAL_EPOCHS) --lr 1e-3 --mnist-weight 2 --weight unipen=1.5 --weight labelled=3 --resume
 REAL_EPOCHS = 3
 # ... then a short pass at a low rate weighing the sheets' hands up again (MNIST 3x, UNIPEN 0.7x)
-SETTLE = --data train/_data/cells.npz --data train/_data/unipen.npz $(foreach f,$(LABELS),--labels $(f)) \
-  --epochs 1 --draws 64000 --lr 3e-4 --mnist-weight 3 --weight unipen=0.7 --weight labelled=3 --resume
+SETTLE = $(REAL_DATA) --epochs 1 --draws 64000 --lr 3e-4 --mnist-weight 3 --weight unipen=0.7 --weight labelled=3 --resume
 # the photo networks (read on photographed tables only): the cell networks fine-tuned on cells cut from
 # training phone photos, mixed with the sheets' and UNIPEN's cells (train/README.md, photo networks)
 PHOTO = --data train/_data/cells.npz --data train/_data/unipen.npz --data train/_data/photo.npz \
