@@ -15,7 +15,7 @@ import resource
 import statistics
 import sys
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import cv2
 
@@ -76,6 +76,7 @@ class SheetScore:
     flagged: bool = False  # any flag at all
     flags: int = 0  # flags raised ...
     flags_planted: int = 0  # ... that name a planted mistake (the others are false, on any sheet)
+    wrong: list = field(default_factory=list)  # (deal, column) of each number shown other than written
 
 
 @dataclass
@@ -113,7 +114,9 @@ def score_sheet(obj: dict, truth: dict) -> SheetScore:
             if want[key]:
                 score.numbers += 1
                 score.numbers_right += row[key] == want[key]
-            score.exact &= row[key] == want[key]
+            if row[key] != want[key]:
+                score.exact = False
+                score.wrong.append((row["deal"], key))
         if want["dealer"] is None and row.get("dealer_inferred") and row["deal"] in true:
             # a dealer the players did not write, shown as the rotation's (and marked so)
             score.exact &= row["dealer"] == true[row["deal"]]["dealer"]

@@ -380,7 +380,7 @@ def measure(data, settings, details: bool = False, outputs: dict | None = None,
             if not flag_is_planted(f, truth):
                 false_flags[f"{false_flag_cause(f, written, reading)} ({scan})"] += 1
         if details and not score.exact:
-            for line in wrong_numbers(obj, truth, reading):
+            for line in wrong_numbers(obj, truth, reading, score.wrong):
                 print(f"  {seed} inexact: {line} ({truth['hand']}, {scan})", file=sys.stderr)
         if details:
             for f in obj["flags"]:
@@ -393,25 +393,24 @@ def measure(data, settings, details: bool = False, outputs: dict | None = None,
             "look_cpu": look_cpu, "unseen_rescan": unseen_rescan, "false_flags": false_flags}
 
 
-def wrong_numbers(obj: dict, truth: dict, reading) -> list[str]:
-    """Each number of a reconciled sheet (``obj``) that differs from what is written: the value
-    shown, the reader's first candidates, whether the row marks it the arithmetic's, and the review
-    item on its cell -- what makes a sheet inexact, one line each."""
+def wrong_numbers(obj: dict, truth: dict, reading, wrong: list) -> list[str]:
+    """Each number of a reconciled sheet (``obj``) that differs from what is written (``wrong``:
+    score_sheet's (deal, column) pairs): the value shown, the reader's first candidates, whether the
+    row marks it the arithmetic's, and the review item on its cell -- what makes a sheet inexact,
+    one line each."""
     written = {r["deal"]: r for r in truth["rows"]}
+    shown = {r["deal"]: r for r in obj["rows"]}
     cells = reading_cells(reading)
     review = {(r["deal"], r["column"]): r for r in obj["review"]}
     out = []
-    for row in obj["rows"]:
-        want = written.get(row["deal"])
-        for key in NUMBER_KEYS if want else ():
-            if row[key] == want[key]:
-                continue
-            cell = cells.get((str(row["deal"]), key))
-            read = ", ".join(f"{v} {p:.3f}" for v, p in (cell.candidates[:3] if cell else []))
-            item = review.get((row["deal"], key))
-            out.append(f"deal {row['deal']} {key} shown {row[key]} written {want[key]}, read [{read}]"
-                       + (" (the arithmetic's)" if key in row.get("inferred", []) else "")
-                       + (f", review {item['candidates'][:2]}" if item else ", no review"))
+    for deal, key in wrong:
+        row, want = shown[deal], written[deal]
+        cell = cells.get((str(deal), key))
+        read = ", ".join(f"{v} {p:.3f}" for v, p in (cell.candidates[:3] if cell else []))
+        item = review.get((deal, key))
+        out.append(f"deal {deal} {key} shown {row[key]} written {want[key]}, read [{read}]"
+                   + (" (the arithmetic's)" if key in row.get("inferred", []) else "")
+                   + (f", review {item['candidates'][:2]}" if item else ", no review"))
     return out
 
 

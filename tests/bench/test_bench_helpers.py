@@ -34,6 +34,24 @@ def test_score_sheet_counts_flags_and_the_planted_ones():
     score = score_sheet(obj, truth)
     assert (score.planted, score.caught, score.flags, score.flags_planted) == (1, 1, 2, 1)
     assert score.exact and score.numbers == score.numbers_right == 5  # the non-zero ones
+    assert score.wrong == []
+
+
+def test_score_sheet_names_each_number_shown_other_than_written():
+    """A sheet is inexact by the cells whose shown value differs from the writing -- a blank shown
+    as a number too -- and bench_mistakes --details lists those same cells."""
+    from types import SimpleNamespace
+
+    from bench.bench_mistakes import wrong_numbers
+
+    shown = [dict(ROWS[0], ew=520), dict(ROWS[1], ew=50)]
+    obj = {"rows": shown, "flags": [], "review": [{"deal": 1, "column": "ew", "candidates": [[520, 0.6]]}]}
+    score = score_sheet(obj, {"rows": ROWS, "mistakes": []})
+    assert not score.exact and score.wrong == [(1, "ew"), (2, "ew")]
+    assert (score.numbers, score.numbers_right) == (5, 4)  # the blank shown as 50 is no written number
+    lines = wrong_numbers(obj, {"rows": ROWS}, SimpleNamespace(rows=[], total=None), score.wrong)  # no cells read
+    assert lines[0].startswith("deal 1 ew shown 520 written 620") and "review [[520, 0.6]]" in lines[0]
+    assert lines[1].startswith("deal 2 ew shown 50 written 0") and lines[1].endswith("no review")
 
 
 def test_bench_reconcile_write_keeps_the_hand_written_history():
