@@ -312,6 +312,9 @@ class Sheets:
     numbers_right: int = 0
     exact: int = 0
     reviews: list[int] = field(default_factory=list)
+    rescan: int = 0  # sheets the product sent back for a rescan (its `rescan` line) ...
+    kept_numbers: int = 0  # ... and the written numbers of the others, ...
+    kept_numbers_right: int = 0  # ... shown as written
 
 
 def measure(data, settings, details: bool = False, outputs: dict | None = None,
@@ -356,6 +359,10 @@ def measure(data, settings, details: bool = False, outputs: dict | None = None,
             group.flags_real += score.flags_planted
             group.numbers += score.numbers
             group.numbers_right += score.numbers_right
+            sent_back = bool(obj.get("rescan"))
+            group.rescan += sent_back
+            group.kept_numbers += 0 if sent_back else score.numbers
+            group.kept_numbers_right += 0 if sent_back else score.numbers_right
             group.exact += score.exact
             group.reviews.append(len(obj["review"]))
         if scan == "clean":
@@ -467,7 +474,8 @@ def report(m: dict, title: str) -> str:
                      f" of {t.planted - t.legible} |")
     lines += ["", "| scan kind | sheets | planted shown | legible flagged | mistake-free sheets flagged |"
               " flags naming a real mistake | review items a sheet: median / p90 (mean) | numbers right |"
-              " sheets exact |", "|---|---|---|---|---|---|---|---|---|"]
+              " numbers right on the sheets not sent back for a rescan (sent back) | sheets exact |",
+              "|---|---|---|---|---|---|---|---|---|---|"]
     for scan in [s for s in SCANS if s in m["sheets"]] + ["all"]:
         g, t = m["sheets"][scan], m["by_scan"].get(scan) if scan != "all" else m["by_kind"].get("all")
         t = t or Tally()
@@ -475,7 +483,9 @@ def report(m: dict, title: str) -> str:
                      f" {pct(g.false_flagged, g.mistake_free)} | {pct(g.flags_real, g.flags)} |"
                      f" {statistics.median(g.reviews) if g.reviews else 0:g} / {p90(g.reviews):g}"
                      f" ({statistics.mean(g.reviews) if g.reviews else 0:.2f}) |"
-                     f" {100 * g.numbers_right / max(g.numbers, 1):.2f} % | {pct(g.exact, g.sheets)} |")
+                     f" {100 * g.numbers_right / max(g.numbers, 1):.2f} % |"
+                     f" {100 * g.kept_numbers_right / max(g.kept_numbers, 1):.2f} % ({g.rescan}) |"
+                     f" {pct(g.exact, g.sheets)} |")
     lines += ["", "| clean scans, by hand | sheets | review items a sheet: median / p90 (mean) |", "|---|---|---|"]
     for hand, reviews in sorted(m["clean_by_hand"].items()):
         lines.append(f"| {hand} | {len(reviews)} | {statistics.median(reviews):g} / {p90(reviews):g}"

@@ -97,3 +97,15 @@ def test_another_trees_reconciliation_takes_its_second_look_at_the_cached_table(
     data = [(1, {}, "table-1", SheetReading("s1", [])), (2, {}, None, SheetReading("s2", []))]
     assert other_tree(str(tmp_path), data, "rs") == {"s1": {"look": "table-1/rs"}}
     assert other_tree(str(tmp_path), data) == {"s1": {"look": None}}
+
+
+def test_the_report_gives_numbers_right_apart_on_the_sheets_not_sent_back_for_a_rescan():
+    """A faded fax the product sends back for a rescan loses dozens of numbers; the organiser reads
+    only the others as they come, so their figure is given beside the whole one."""
+    from bench.bench_mistakes import Sheets, report
+
+    fax = Sheets(sheets=2, numbers=200, numbers_right=150, exact=1, reviews=[0, 40], rescan=1,
+                 kept_numbers=100, kept_numbers_right=99)
+    m = {"by_kind": {}, "by_scan": {}, "sheets": {"fax": fax, "all": fax}, "clean_by_hand": {}, "cpu": []}
+    line = next(x for x in report(m, "t").splitlines() if x.startswith("| fax |"))
+    assert "| 75.00 % | 99.00 % (1) |" in line
