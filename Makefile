@@ -116,9 +116,10 @@ model:
 	  OMP_NUM_THREADS=1 $(TRAIN) --seed 2 --init train/_data/ft2.npz $(REAL) --out train/_data/real.npz && \
 	  OMP_NUM_THREADS=1 $(TRAIN) --seed 2 --init train/_data/real.npz $(SETTLE) --out ocr/models/cellnet.npz && wait $$pid
 	.venv-train/bin/python -m train.export_onnx ocr/models/cellnet.npz ocr/models/cellnet-1.npz
-	@# the photo networks: training phone photos (wide span 7,000,000+, 3-D scenes 30,000+) cut by the product
+	@# the photo networks: training phone photos (wide span 7,000,000+, 3-D scenes 30,000+, and the wide
+	@# span's blurred "camera" / "combined" photos 7,500,000+) cut by the product
 	.venv-train/bin/python -m train.photo_cells --wide-first 7000000 --wide-count 200 --scene-first 30000 \
-	  --scene-count 200 --out train/_data/photo.npz
+	  --scene-count 200 --blur-first 7500000 --blur-count 160 --out train/_data/photo.npz
 	OMP_NUM_THREADS=1 $(TRAIN) --seed 1 --init ocr/models/cellnet-1.npz $(PHOTO) --out ocr/models/photonet-1.npz & pid=$$!; \
 	  OMP_NUM_THREADS=1 $(TRAIN) --seed 2 --init ocr/models/cellnet.npz $(PHOTO) --out ocr/models/photonet.npz && wait $$pid
 	.venv-train/bin/python -m train.export_onnx ocr/models/photonet.npz ocr/models/photonet-1.npz

@@ -3,12 +3,17 @@ samples/photo3d.py's 3-D scenes) cut by the product's own geometry and prepared 
 read_table prepares a photographed table's cells, each labelled with what the sheet generator wrote.
 
     .venv-train/bin/python -m train.photo_cells --wide-first 7000000 --wide-count 200 \
-        --scene-first 30000 --scene-count 200 --jobs 2 --out train/_data/photo.npz
+        --scene-first 30000 --scene-count 200 --blur-first 7500000 --blur-count 160 \
+        --jobs 2 --out train/_data/photo.npz
 
 Recipe (deterministic for given seeds):
 - training seeds no benchmark uses: the wide span from 7,000,000 (the photo benchmarks use
   900,000-4,200,000), 3-D scenes from 30,000 (the benchmarks 6,000-14,039); the wide span's
   condition drawn per seed in turn (each of samples.photo.CONDITIONS alone, then "combined");
+- more blurred photos: the wide span's "camera" (low resolution, blur, noise, JPEG) and "combined"
+  photos in turn from 7,500,000 (the "blurred" kind), the conditions whose writing the photo
+  networks read worst (bench/RESULTS-geometry.md, photoblur); listed after the others, so the
+  cells of the first two kinds come out as they did without them;
 - each photo goes through load -> straighten -> find_table as a user's photo does, and is used
   only when its table is cut right (bench/bench_photo.py's ``cut_right``: every cell of the deals
   shown inside its true cell), so no label is shifted; the cells of deals the glare touches are
@@ -16,7 +21,7 @@ Recipe (deterministic for given seeds):
 - every dealer and number cell becomes ``ocr.prep.prepare_cut`` of the cell image -- after
   ``ocr.prep.clear_rulings`` for number cells of a table straightened from its lattice, as
   read_table does -- with its written text; cells with no ink after the cut are left out;
-- ``kinds`` are "column|photo|wide" or "column|photo|scene3d" (the hand "photo", so
+- ``kinds`` are "column|photo|wide", "column|photo|scene3d" or "column|photo|blurred" (the hand "photo", so
   ``train_cellnet.py --weight photo=W`` draws them more often), plus "|grid" when the table was
   straightened from its lattice (the path the photo networks read).
 """
@@ -44,7 +49,7 @@ def _init() -> None:
 
 def photo_of(job: tuple[str, int]) -> tuple[bytes, dict]:
     """The photo (JPEG bytes, as the generators write it) and truth of one training job: ("wide",
-    seed) or ("scene3d", seed)."""
+    seed), ("scene3d", seed) or ("blurred", seed)."""
     import cv2
 
     kind, seed = job
@@ -55,7 +60,7 @@ def photo_of(job: tuple[str, int]) -> tuple[bytes, dict]:
         return data, truth
     from samples.photo import CONDITIONS, render_photo
 
-    sets = CONDITIONS + ("combined",)
+    sets = CONDITIONS + ("combined",) if kind == "wide" else ("camera", "combined")
     image, truth = render_photo(seed, conditions=sets[seed % len(sets)], span="wide")
     ok, buf = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, int(truth["jpeg_quality"])])
     if not ok:
@@ -119,6 +124,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--wide-count", type=int, default=200)
     ap.add_argument("--scene-first", type=int, default=30_000)
     ap.add_argument("--scene-count", type=int, default=200)
+    ap.add_argument("--blur-first", type=int, default=7_500_000)
+    ap.add_argument("--blur-count", type=int, default=160)
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--out", default="train/_data/photo.npz")
     ap.add_argument("--save-every", type=int, default=100, help="write the cells so far every this many photos")
@@ -127,6 +134,7 @@ def main(argv: list[str] | None = None) -> int:
     wide = [("wide", args.wide_first + i) for i in range(args.wide_count)]
     scene = [("scene3d", args.scene_first + i) for i in range(args.scene_count)]
     jobs = [j for pair in zip(wide, scene, strict=False) for j in pair] + wide[len(scene):] + scene[len(wide):]
+    jobs += [("blurred", args.blur_first + i) for i in range(args.blur_count)]
     t0 = time.time()
     images, labels, kinds, seeds = [], [], [], []
     used = 0
