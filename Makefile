@@ -82,15 +82,17 @@ FT_WEIGHT = 2.5
 FINETUNE = --epochs $(FT_EPOCHS) --lr 1e-3 --mnist-weight $(FT_WEIGHT)
 FINETUNE2 = --epochs 2 --lr 5e-4 --mnist-weight 3
 LABELS ?=
-# the last step: the sheets' cells and UNIPEN's writers together (and labelled cells, when given)
-REAL_DATA = --data train/_data/cells.npz --data train/_data/unipen.npz $(foreach f,$(LABELS),--labels $(f))
+# the sheets' cells and UNIPEN's writers: the data of the last steps and of the photo networks
+CELL_DATA = --data train/_data/cells.npz --data train/_data/unipen.npz
+# the last step: those together (and labelled cells, when given)
+REAL_DATA = $(CELL_DATA) $(foreach f,$(LABELS),--labels $(f))
 REAL = $(REAL_DATA) --epochs $(REAL_EPOCHS) --lr 1e-3 --mnist-weight 2 --weight unipen=1.5 --weight labelled=3 --resume
 REAL_EPOCHS = 3
 # ... then a short pass at a low rate weighing the sheets' hands up again (MNIST 3x, UNIPEN 0.7x)
 SETTLE = $(REAL_DATA) --epochs 1 --draws 64000 --lr 3e-4 --mnist-weight 3 --weight unipen=0.7 --weight labelled=3 --resume
 # the photo networks (read on photographed tables only): the cell networks fine-tuned on cells cut from
 # training phone photos, mixed with the sheets' and UNIPEN's cells (train/README.md, photo networks)
-PHOTO = --data train/_data/cells.npz --data train/_data/unipen.npz --data train/_data/photo.npz \
+PHOTO = $(CELL_DATA) --data train/_data/photo.npz \
   --epochs 1 --draws 130000 --lr 1e-3 --mnist-weight 2 --weight unipen=0.5 --weight photo=6 --temp-hand photo \
   --val-share 0.25 --resume
 

@@ -60,7 +60,7 @@ def photo_of(job: tuple[str, int]) -> tuple[bytes, dict]:
         return data, truth
     from samples.photo import CONDITIONS, render_photo
 
-    sets = CONDITIONS + ("combined",) if kind == "wide" else ("camera", "combined")
+    sets = (CONDITIONS + ("combined",)) if kind == "wide" else ("camera", "combined")
     image, truth = render_photo(seed, conditions=sets[seed % len(sets)], span="wide")
     ok, buf = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, int(truth["jpeg_quality"])])
     if not ok:
