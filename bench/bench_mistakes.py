@@ -88,6 +88,7 @@ RANGES = {
     "held-out-9": [(220000, 100), (220100, 100)],
     "held-out-10": [(240000, 100), (240100, 100)],
     "held-out-11": [(250000, 100), (250100, 100)],
+    "held-out-12": [(260000, 100), (260100, 100)],
 }
 TAG = "i33"  # the sheet options below, in the cache files' names
 LEGIBLE_AT = 0.9
