@@ -5,6 +5,8 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
+from ocr.settings import GeometrySettings
+
 Box = tuple[int, int, int, int]  # x, y, w, h
 
 
@@ -62,3 +64,24 @@ def box_quad(box: Box, straight) -> np.ndarray:
     onto the original page image."""
     x, y, w, h = box
     return straight.to_page([[x, y], [x + w, y], [x + w, y + h], [x, y + h]]).astype(np.float32)
+
+
+def stretch_ink(image: np.ndarray, settings: GeometrySettings, min_spread: float = 0.0) -> np.ndarray:
+    """``image`` (paper at about 255) with its levels set as a scan's: the paper's noise white and the
+    ink dark.  A photo's paper comes out of the light's division mottled where the light was dim
+    (the sensor's noise and the JPEG's blocks, divided by a small level), and a blurred, shrunk
+    photo leaves the print grey.  Levels: white from the paper's median less
+    GeometrySettings.paper_noise times its spread (median absolute deviation), the darkest
+    ``ink_percentile`` of the darkest channel taken to ``ink_level`` (a gain of at most ``ink_gain``).
+    Paper whose spread is under ``min_spread`` grey levels is left as it is."""
+    sample = image[::4, ::4]
+    grey = sample.min(axis=2) if sample.ndim == 3 else sample
+    dark, mid = (float(v) for v in np.percentile(grey, (settings.ink_percentile, 50)))
+    spread = float(np.median(np.abs(grey.astype(np.float32) - mid)))
+    if spread < min_spread:
+        return image
+    white = min(254.0, mid - settings.paper_noise * spread)
+    gain = min(settings.ink_gain, (255.0 - settings.ink_level) / max(1.0, white - dark))
+    if gain <= 1.02 and white >= 250:
+        return image
+    return cv2.convertScaleAbs(image, alpha=gain, beta=255.0 - gain * white)

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
+from ocr.cells import stretch_ink
 from ocr.data import Page, StraightPage, TableRulings
 from ocr.grid import TableGrid, background, find_cells, flatten_light, grid_of
 from ocr.settings import GeometrySettings
@@ -519,21 +520,3 @@ def _labels_merged(w: np.ndarray, settings: GeometrySettings) -> bool:
     lo, hi = settings.photo_labels_merged
     return (len(w) == 5 and all(settings.grid_misfit[0] <= v / score <= settings.grid_misfit[1] for v in w[1:])
             and lo * score <= w[0] <= hi * score)
-
-
-def stretch_ink(image: np.ndarray, settings: GeometrySettings) -> np.ndarray:
-    """``image`` (paper at about 255) with its levels set as a scan's: the paper's noise white and the
-    ink dark.  A photo's paper comes out of the light's division mottled where the light was dim
-    (the sensor's noise and the JPEG's blocks, divided by a small level), and a blurred, shrunk
-    photo leaves the print grey.  Levels: white from the paper's median less
-    GeometrySettings.paper_noise times its spread (median absolute deviation), the darkest
-    ``ink_percentile`` of the darkest channel taken to ``ink_level`` (a gain of at most ``ink_gain``)."""
-    sample = image[::4, ::4]
-    grey = sample.min(axis=2) if sample.ndim == 3 else sample
-    dark, mid = (float(v) for v in np.percentile(grey, (settings.ink_percentile, 50)))
-    spread = float(np.median(np.abs(grey.astype(np.float32) - mid)))
-    white = min(254.0, mid - settings.paper_noise * spread)
-    gain = min(settings.ink_gain, (255.0 - settings.ink_level) / max(1.0, white - dark))
-    if gain <= 1.02 and white >= 250:
-        return image
-    return cv2.convertScaleAbs(image, alpha=gain, beta=255.0 - gain * white)

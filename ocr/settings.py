@@ -223,6 +223,9 @@ class GeometrySettings:
     ink_gain: float = 3.0  # ... by at most this gain on the distance from white
     # a straightened photo's paper is white from its median less this many spreads
     paper_noise: float = 2.0
+    # a photo straightened as a scan (ocr/table): its cells levelled as a photo canvas is when its
+    # paper's spread (its MAD) is at least this many grey levels: dim light's mottle
+    scan_photo_mottle: float = 3.0
     photo_grid_step: int = 8  # canvas pixels between the samples of the straightening map
 
     # --- a tie's deals written below deal 30 (ocr/table/extra.py) ---

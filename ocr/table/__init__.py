@@ -19,7 +19,7 @@ import cv2
 import numpy as np
 
 from ocr import tess
-from ocr.cells import box_quad, clean_region, paper_grey
+from ocr.cells import box_quad, clean_region, paper_grey, stretch_ink
 from ocr.data import CellImage, InputError, Missing, StraightPage, Table, TableRulings
 from ocr.printed import read_header, read_printed
 from ocr.settings import GeometrySettings
@@ -268,12 +268,21 @@ def _find_table(straight: StraightPage, src: str, settings: GeometrySettings, la
     missing = group({k: v for k, v in faded.items() if v != Missing.OUTSIDE}, deals_out,
                     deals_lost if lattice is not None else [])
 
+    # a photo straightened as a scan: its paper divided by dim light can come out mottled (the
+    # sensor's noise, the JPEG's blocks) where a scan's is white; then its cells get a photo canvas's
+    # levels (on clean paper they would change how the scan networks see faint ink: not taken)
+    levelled = stretch_ink(clean, settings, settings.scan_photo_mottle) if straight.verify else clean
+
+    def cell_crop(b: tuple[int, int, int, int]) -> np.ndarray:
+        bx, by, bw, bh = b
+        return levelled[by - ry0:by - ry0 + bh, bx - rx0:bx - rx0 + bw]
+
     cells: list[CellImage] = []
     for row, label in zip(rows, labels, strict=True):
-        cells.extend(_cell(crop, b, key, label, margin, region, straight)
+        cells.extend(_cell(cell_crop, b, key, label, margin, region, straight)
                      for key, b in zip(order, row[1:], strict=True))
     if total is not None:
-        cells.extend(_cell(crop, b, key, "total", margin, region, straight)
+        cells.extend(_cell(cell_crop, b, key, "total", margin, region, straight)
                      for key, b in zip(order[1:], total[1:], strict=True))
     cells = drop(cells, faded)
     fields = text_fields(grey, zone, rulings, half, rows, min(y0, span[0]), straight, settings)
