@@ -35,6 +35,7 @@ from ocr.table.lattice import (
     header_above,
     lattice_rows,
     ruled_above,
+    shape_outnames,
     structural_labels,
     whole_table_named,
 )
@@ -205,8 +206,11 @@ def _find_table(straight: StraightPage, src: str, settings: GeometrySettings, la
         # rows named by their own printed numbers agreeing on one offset are evidence as good as
         # the shape's: the headers need not be read either
         evidence = evidence or voted is not None
-        labels = voted or (structural if structural is not None and not belied(structural, printed.labels)
-                           and fits_the_lattice(lattice, structural) else None)
+        shape = (structural if structural is not None and not belied(structural, printed.labels)
+                 and fits_the_lattice(lattice, structural) else None)
+        if voted is not None and shape is not None and shape_outnames(lattice, shape, voted):
+            voted = None  # the lattice holds thirty deal rows the weak vote would shift off it
+        labels = voted or shape
         if labels is None:
             # a lattice of the whole table leaves deal 1 a row or two to choose from: a few numbers
             # read pick it

@@ -44,6 +44,20 @@ def fits_the_lattice(rulings: TableRulings, labels: list[str | None]) -> bool:
     return before <= 1 and after <= 1
 
 
+def shape_outnames(rulings: TableRulings, shape: list[str | None], voted: list[str | None]) -> bool:
+    """Whether the rows' names from the table's shape (``shape``) are to be taken over those of a
+    weak vote of the printed numbers (``voted``, see ``GeometrySettings.lattice_vote_share``): the
+    shape names all thirty deals, each in a row with its label cell and three more found, where
+    the vote leaves some of them off the lattice -- a few misread numbers agreeing on an offset a
+    row off (a dim photo's "2" read "1" twice), when the lattice holds every deal row."""
+    found = rulings.found
+    if found.shape[1] != N_COLS or len(shape) != found.shape[0] or len(voted) != len(shape):
+        return False
+    rows = [i for i, lab in enumerate(shape) if lab is not None]
+    whole = len(rows) == DEALS and all(bool(found[i, 0] or found[i, 1]) and found[i].sum() >= 4 for i in rows)
+    return whole and sum(lab is not None for lab in voted) < DEALS
+
+
 def whole_table_named(rulings: TableRulings, read: list[str | None], votes: int) -> list[str | None] | None:
     """Row names for a lattice of the form's shape that holds the whole table (thirty rows or more:
     the header's split row, deals 1-30, the Total row), from the printed deal numbers as read

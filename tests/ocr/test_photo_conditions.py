@@ -47,6 +47,17 @@ def test_each_condition_is_read_from_the_tables_lattice_where_the_scan_path_fail
     assert _fails(page, truth, AS_SCANS)
 
 
+def test_a_dim_photos_rows_are_named_by_the_tables_shape_not_a_weak_vote_a_row_off():
+    """Dim, warm light (tune span, seed 5807009): its printed deal numbers read poorly ("2" read
+    "1", "3" read "2"), and four of them agree on deal 1 a row low, which would shift deal 30 off a
+    lattice holding the header's split row and all thirty deal rows; the table's shape names them
+    right."""
+    page, truth = photo(5807009, "dim")
+    ok, jpeg = cv2.imencode(".jpg", page.image, [cv2.IMWRITE_JPEG_QUALITY, truth["jpeg_quality"]])
+    page = Page(source=page.source, index=0, image=cv2.imdecode(jpeg, cv2.IMREAD_COLOR))  # as sent
+    assert cells_right(_table(page), truth) == ""
+
+
 def test_a_curl_needs_the_mesh_not_one_homography():
     """A strongly curled sheet (rows bowed by ~1 row over the page): the homography and quadratic
     fitted to the lattice leave the crossings off by more than a cell's margin; the mesh of the

@@ -13,6 +13,7 @@ from ocr.table.lattice import (
     fits_the_lattice,
     header_above,
     ruled_above,
+    shape_outnames,
     structural_labels,
     whole_table_named,
 )
@@ -226,3 +227,20 @@ def test_thirty_deal_like_rows_are_named_from_the_tables_two_ends_when_both_agre
     alone = [str(d) for d in range(1, 31)] + [None]
     assert structural_labels(_rulings(found), None, lambda i: False, lambda i: i == 1) == alone
     assert structural_labels(_rulings(found), None, lambda i: i == 30, lambda i: False) == alone
+
+
+def test_thirty_deal_rows_of_the_shape_outweigh_a_weak_vote_that_shifts_one_off_the_lattice():
+    found = np.ones((31, 6), bool)
+    found[0, 2:] = False  # the header's split row, its label cells placed in it: not a deal row
+    shape = [None] + [str(d) for d in range(1, 31)]
+    a_row_off = [None, None] + [str(d) for d in range(1, 30)]  # deal 30 off the lattice
+    assert shape_outnames(_rulings(found), shape, a_row_off)
+    # a vote naming all thirty stands (the two then say the same or the vote is strong enough)
+    assert not shape_outnames(_rulings(found), shape, shape)
+    # the shape naming a row without its label cells a deal is no whole table: the vote stands
+    found[15, :2] = False
+    assert not shape_outnames(_rulings(found), shape, a_row_off)
+    # nor is a shape that names fewer than thirty deals (a lattice of part of the table)
+    part = np.ones((29, 6), bool)
+    assert not shape_outnames(_rulings(part), [None] + [str(d) for d in range(2, 30)],
+                              [str(d) for d in range(1, 30)])
