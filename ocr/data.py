@@ -46,11 +46,16 @@ class TableRulings:
     xs: np.ndarray
     ys: np.ndarray
     found: np.ndarray  # (len(ys) - 1, len(xs) - 1) bool
+    # columns the table's model placed where the picture showed none of their rulings, too far from
+    # those found to be cut surely: their cells are named missing, not read
+    unseen: tuple[int, ...] = ()
 
     def turned_over(self, w: int, h: int) -> TableRulings:
         """The same rulings on the image turned by 180 degrees (``w`` x ``h``)."""
+        last = len(self.xs) - 2
         return TableRulings(w - 1.0 - self.xs[::-1], h - 1.0 - self.ys[::-1],
-                            self.found[::-1, ::-1].copy())
+                            self.found[::-1, ::-1].copy(),
+                            tuple(sorted(last - j for j in self.unseen)))
 
 
 @dataclass
@@ -122,6 +127,7 @@ class Missing:
     OUTSIDE = "outside the photo"
     GLARE = "under glare"
     UNREADABLE = "too faint or blurred to read"
+    UNSEEN = "not seen on the photo (the rulings of those columns were not found)"
 
     @property
     def message(self) -> str:

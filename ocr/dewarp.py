@@ -432,6 +432,7 @@ def straighten_photo(page: Page, settings: GeometrySettings | None = None,
     found = grid.found.copy()
     w = np.diff(xs)
     short = 0  # score columns to put back beside the last one found
+    unseen: tuple[int, ...] = ()  # of them, those placed too far out to be cut surely
     if cols in (5, 6) and max(w[0], w[1]) < min(w[2:-1]) \
             and w[-1] < settings.photo_part_column * float(np.median(w[2:-1])):
         # a last column far narrower than the score columns: its cells closed by the edge of pass
@@ -458,6 +459,13 @@ def straighten_photo(page: Page, settings: GeometrySettings | None = None,
         cut = xs[0] + settings.photo_deal_column_share * w[0]
         xs = np.insert(xs, 1, cut)
         found = np.hstack([found[:, :1], found])
+    elif cols == 4 and rows >= DEALS and max(w[0], w[1]) < min(w[2:]):
+        # the deal-number and dealer columns and the two Score columns of every row: both
+        # Cumulative columns lost (their rulings curled out of the light, or under glare).  Placed
+        # two columns out, a curl moves them off their cells: the rows are named and the scores
+        # read, and the cumulative cells are named missing rather than cut in the wrong place and
+        # read.  (On a lattice of part of the rows, the rows placed beyond it drift too: no table.)
+        short, unseen = 2, (4, 5)
     if short:
         # the score columns lost lie beside the ones found, each as wide as their median, where the
         # model takes them
@@ -485,7 +493,7 @@ def straighten_photo(page: Page, settings: GeometrySettings | None = None,
     h, _ = cv2.findHomography(canvas.astype(np.float64), g[::3, ::3].reshape(-1, 2).astype(np.float64), 0)
     if h is None:
         h = np.eye(3)
-    rulings = TableRulings((xs - x0) * per, (ys - y0) * per, found)
+    rulings = TableRulings((xs - x0) * per, (ys - y0) * per, found, unseen)
     return StraightPage(page=page, image=image, to_original=h / h[2, 2], grid=g, grid_step=step,
                         px_mm=per / ROW_MM, table_rulings=rulings)
 

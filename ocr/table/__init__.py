@@ -265,6 +265,11 @@ def _find_table(straight: StraightPage, src: str, settings: GeometrySettings, la
     deals_out, deals_lost = outside_rows(straight, rows, labels, pitch, settings)
     faded = faded_cells(straight, grey, rows, labels, order, settings) if straight.grid is not None else {}
     faded.update({(str(d), key): Missing.OUTSIDE for d in deals_out for key in order})
+    if lattice is not None:
+        # columns the photo's lattice placed without seeing them: their cells are not cut
+        for j in (j for j in lattice.unseen if 1 <= j <= len(order)):  # (0: the deal numbers')
+            faded.update({(label, order[j - 1]): Missing.UNSEEN for label in labels
+                          if (label, order[j - 1]) not in faded})
     # a cell the picture's edge leaves (nearly) no room for is never cut: it is named unreadable
     faded.update({(label, key): Missing.UNREADABLE for row, label in zip(rows, labels, strict=True)
                   for key, b in zip(order, row[1:], strict=True)

@@ -145,3 +145,49 @@ def test_writing_the_glare_dimmed_but_left_is_read_not_named_under_glare():
     named = _table(page, GeometrySettings(glare_ink_contrast=1e9))
     before = {(str(d), k) for m in named.missing if m.reason == Missing.GLARE for d in m.deals for k in m.keys}
     assert set(dimmed) <= before
+
+
+def test_a_lattice_that_lost_both_cumulative_columns_reads_the_rest_and_names_those_missing():
+    """A curled photo (tune span, seed 5804005, as sent: JPEG) whose lattice holds the deal-number,
+    dealer and two Score columns only: the rows are named and cut, the scores read, and every deal's
+    cumulative cells are named not seen -- not "no table", and not cut where a curl moves them."""
+    from geometry_samples import cells_right, photo
+
+    page, truth = photo(5804005, "curl")
+    ok, jpeg = cv2.imencode(".jpg", page.image, [cv2.IMWRITE_JPEG_QUALITY, truth["jpeg_quality"]])
+    table = _table(Page(source=page.source, index=0, image=cv2.imdecode(jpeg, cv2.IMREAD_COLOR)),
+                   GeometrySettings())
+    unseen = [m for m in table.missing if m.reason == Missing.UNSEEN]
+    assert [(m.deals, m.keys) for m in unseen] == [(list(range(1, 31)), ("cum_ns", "cum_ew"))]
+    assert "deals 1-30 (cumulative N/S, cumulative E/W) are not seen on the photo" in unseen[0].message
+    assert {c.key for c in table.cells if c.row.isdigit()} == {"dealer", "ns", "ew"}
+    # the cells cut are cut right: only the unseen ones fail the check
+    assert cells_right(table, truth).endswith("named missing")
+    scores = [c for c in truth["cells"] if c["row"].isdigit() and c["key"] in ("ns", "ew")]
+    for c in scores:
+        cell = table.cell(c["row"], c["key"])
+        centre = tuple(float(v) for v in cell.quad.mean(axis=0))
+        assert cv2.pointPolygonTest(np.array(c["quad"], np.float32), centre, False) >= 0, c["row"]
+
+
+def test_a_four_column_lattice_of_a_few_rows_is_not_completed_into_a_table_cut_wrong():
+    """A blurred photo (tune span, seed 6108007, as sent) whose lattice holds four columns of seven
+    rows only: completed by two cumulative columns and twenty-three rows by pitch, its deals 12-30
+    came out cut a row or more off.  Such a lattice is no table; whatever is found must be cut
+    right where it is cut."""
+    from geometry_samples import photo
+
+    from ocr.data import InputError
+
+    page, truth = photo(6108007, "camera")
+    ok, jpeg = cv2.imencode(".jpg", page.image, [cv2.IMWRITE_JPEG_QUALITY, truth["jpeg_quality"]])
+    try:
+        table = _table(Page(source=page.source, index=0, image=cv2.imdecode(jpeg, cv2.IMREAD_COLOR)),
+                       GeometrySettings())
+    except InputError:
+        return
+    for c in truth["cells"]:
+        cell = table.cell(c["row"], c["key"]) if c["row"].isdigit() else None
+        if cell is not None:
+            centre = tuple(float(v) for v in cell.quad.mean(axis=0))
+            assert cv2.pointPolygonTest(np.array(c["quad"], np.float32), centre, False) >= 0, (c["row"], c["key"])
