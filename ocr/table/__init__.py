@@ -229,9 +229,10 @@ def _find_table(straight: StraightPage, src: str, settings: GeometrySettings, la
         again = header_box(blobs, rows[first:])
         if again is not None and again != header:
             header, header_words = again, read_header(crop(again), printed.scale)
-    # a photo too blurred for its headers to be read passes on the table's shape alone, not one
-    # whose header band holds other words (another form ruled alike)
-    illegible = shaped and evidence and not other_headers(printed.header_sure)
+    # a photo too blurred for its headers to be read passes on the table's shape alone, or on its
+    # rows named by their printed numbers (the canvas's rulings holding more rows than its lattice),
+    # not one whose header band holds other words (another form ruled alike)
+    illegible = (shaped or soft) and evidence and not other_headers(printed.header_sure)
     if not headers_read(header_words) and not illegible:
         raise _Unread(f"{src}: {NOT_FOUND} (no Dealer / Score / Cumulative headers above "
                       "the numbered rows)")
