@@ -45,6 +45,9 @@ class GeometrySettings:
     #   table's shape is the form's (a blurred photo's print reads poorly; 1/3 otherwise)
     # ... or, on a lattice of the whole table (deal 1 one of its first rows), this many numbers
     lattice_few_votes: int = 2
+    # rows ruled on a photo's canvas whose cells begin or end this share of a lattice column's width
+    # inside it (in most rows) split the column: not the form's cells
+    lattice_split_margin: float = 0.2
     #   read where one choice of deal 1's row puts them, none where another does
     # a lattice row's cells stop this share of a row height short of its rulings
     lattice_inset: float = 0.05

@@ -36,6 +36,7 @@ from ocr.table.lattice import (
     lattice_rows,
     ruled_above,
     shape_outnames,
+    splits_columns,
     structural_labels,
     whole_table_named,
 )
@@ -153,6 +154,10 @@ def _find_table(straight: StraightPage, src: str, settings: GeometrySettings, la
         placed = lattice_rows(lattice, max(2.0, settings.lattice_inset * float(np.median(np.diff(lattice.ys)))))
         if len(placed) >= min(len(rows), DEALS) or lattice_first and len(placed) >= settings.partial_min_rows:
             rows = placed
+        elif splits_columns(rows, lattice.xs, settings.lattice_split_margin):
+            # the rows ruled here cut one of the lattice's columns in two (a shadow's hard edge
+            # down the sheet taken for a ruling): their cells are not the form's
+            raise InputError(f"{src}: {NOT_FOUND} (the rulings found split the photo's table columns)")
         else:
             lattice = None
         at_least = settings.partial_min_rows  # a part of the table (the rest outside the photo)

@@ -58,6 +58,20 @@ def shape_outnames(rulings: TableRulings, shape: list[str | None], voted: list[s
     return whole and sum(lab is not None for lab in voted) < DEALS
 
 
+def splits_columns(rows: list[Row], xs: np.ndarray, margin: float) -> bool:
+    """Whether cells of ``rows`` (ruled on a photo's canvas) begin or end inside one of the columns
+    the photo's lattice found (rulings ``xs``), further than ``margin`` of its width from both its
+    rulings -- in most of the rows: a column the lattice measured whole is cut in two there."""
+    if not rows or len(xs) < 2:
+        return False
+    cut = 0
+    for row in rows:
+        edges = [b.x0 for b in row] + [b.x1 for b in row]
+        cut += any(xs[j] + margin * (xs[j + 1] - xs[j]) < e < xs[j + 1] - margin * (xs[j + 1] - xs[j])
+                   for e in edges for j in range(len(xs) - 1))
+    return cut * 2 > len(rows)
+
+
 def whole_table_named(rulings: TableRulings, read: list[str | None], votes: int) -> list[str | None] | None:
     """Row names for a lattice of the form's shape that holds the whole table (thirty rows or more:
     the header's split row, deals 1-30, the Total row), from the printed deal numbers as read

@@ -14,6 +14,7 @@ from ocr.table.lattice import (
     header_above,
     ruled_above,
     shape_outnames,
+    splits_columns,
     structural_labels,
     whole_table_named,
 )
@@ -244,3 +245,16 @@ def test_thirty_deal_rows_of_the_shape_outweigh_a_weak_vote_that_shifts_one_off_
     part = np.ones((29, 6), bool)
     assert not shape_outnames(_rulings(part), [None] + [str(d) for d in range(2, 30)],
                               [str(d) for d in range(1, 30)])
+
+
+def test_rows_whose_cells_begin_inside_a_lattice_column_split_it():
+    from ocr.table.common import Blob
+
+    xs = np.array([90.0, 206.0, 379.0, 627.0, 857.0])  # deal number, dealer, two score columns
+    def row(edges):
+        return [Blob(a, 0, b, 40) for a, b in zip(edges[:-1], edges[1:], strict=True)]
+    split = [row([92, 206, 291, 379, 630, 860, 980]) for _ in range(12)]  # the dealer column cut at 291
+    assert splits_columns(split, xs, 0.2)
+    whole = [row([92, 206, 379, 630, 860, 1100, 1330]) for _ in range(30)]  # columns beyond the lattice: fine
+    assert not splits_columns(whole, xs, 0.2)
+    assert not splits_columns(whole[:20] + split[:10], xs, 0.2)  # a few rows cut (a long stroke): not most
