@@ -130,6 +130,11 @@ def structural_labels(rulings: TableRulings, ruled_above: Callable[[int], bool |
     if first is not None:
         return [str(i - first) if 1 <= i - first <= DEALS else None for i in range(n)]
     last = next((i for i in range(n - 1, max(0, n - 3), -1) if split(i) and full(i - 1)), None)
+    if last == DEALS and n == DEALS + 1 and split(0) and 0 not in deal and headed is not None and headed(1):
+        # thirty-one rows, score cells alone at both ends (a shadow over deal 1's label cells and
+        # deal 30's): the header's two rows right above the second row make the first the split
+        # row, and the last deal 30, not a Total row
+        return [None] + [str(d) for d in range(1, DEALS + 1)]
     if last is not None:
         return [str(DEALS - (last - 1 - i)) if 1 <= DEALS - (last - 1 - i) <= DEALS else None for i in range(n)]
     # exactly thirty deal-like rows in one run (a label cell and two more), and no other: the

@@ -258,3 +258,22 @@ def test_rows_whose_cells_begin_inside_a_lattice_column_split_it():
     whole = [row([92, 206, 379, 630, 860, 1100, 1330]) for _ in range(30)]  # columns beyond the lattice: fine
     assert not splits_columns(whole, xs, 0.2)
     assert not splits_columns(whole[:20] + split[:10], xs, 0.2)  # a few rows cut (a long stroke): not most
+
+
+def test_a_shadow_over_the_first_and_last_label_cells_leaves_deal_1_under_the_header():
+    """A hand's shadow over the label columns of deals 1-3 and deal 30's lost the same way: the
+    lattice (the header's split row, deals 1-30) holds score cells alone in its first four rows and
+    its last.  A split row at the bottom under a full row reads as the wide printing's Total row,
+    which put every deal a row high (6309001); the header's two rows right above the second row
+    show that the first is the split row and the last deal 30."""
+    img, xs, ys = _printed_table()
+    found = np.ones((31, 6), bool)
+    found[:4, :2] = False
+    found[30, :2] = False
+    settings = GeometrySettings()
+    lattice = TableRulings(xs, ys[1:33], found)  # the split row, deals 1-30
+    above = lambda i: ruled_above(img, lattice, i, settings)  # noqa: E731
+    headed = lambda i: header_above(img, lattice, settings, i)  # noqa: E731
+    assert not above(0) and headed(1)
+    assert structural_labels(lattice, above, headed=headed) == [None] + [str(d) for d in range(1, 31)]
+    assert structural_labels(lattice, above) == [str(d) for d in range(1, 31)] + [None]  # the shape alone
