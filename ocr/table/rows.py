@@ -121,8 +121,24 @@ def chains(blobs: list[Blob], gap: float) -> list[list[Blob]]:
             seen.add(j)
             chain.append(blobs[j])
             j = right[j]
+            if j is not None and len(chain) > 1 and chain[-1].h > 1.4 * chain[0].h:
+                # a cell two rows high (a glare spot or a stroke over the ruling between them):
+                # the chain goes on in its own row, not in whichever of the two came first
+                j = _in_band(blobs, chain[-1], chain[0], gap, j)
         out.append(chain)
     return out
+
+
+def _in_band(blobs: list[Blob], tall: Blob, first: Blob, gap: float, default: int) -> int:
+    """The blob right of ``tall`` (left edge within ``gap`` of its right edge) that overlaps the
+    row band of ``first`` most, if it overlaps it by more than half its height; else ``default``."""
+    best, best_overlap = default, 0.0
+    for k, b in enumerate(blobs):
+        if 0 <= b.x0 - tall.x1 <= gap:
+            overlap = min(b.y1, first.y1) - max(b.y0, first.y0)
+            if overlap > best_overlap and overlap > 0.5 * min(b.h, first.h):
+                best, best_overlap = k, overlap
+    return best
 
 
 def deal_rows(blobs: list[Blob], px_mm: float, ruling: float = 0.0) -> list[Row]:

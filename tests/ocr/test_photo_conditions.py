@@ -434,3 +434,13 @@ def test_the_tables_end_is_told_under_its_blurred_frame(monkeypatch):
     assert cells_right(_table(page), truth) == ""
     monkeypatch.setattr(lattice_mod, "_under_ruling", lambda grey, rulings, y, settings: y)
     assert _fails(page, truth, GeometrySettings())
+
+
+def test_a_glare_spot_merging_two_rows_of_one_column_leaves_both_rows_cut_right():
+    """A glare spot (tune span, seed 6306002, as sent) washed out the ruling between deals 23 and 24
+    in the E/W score column, which is found as one cell two rows high; deal 23's row went on from it
+    to deal 24's cumulative cells, so they were cut twice and deal 23's never."""
+    page, truth = photo(6306002, "glare")
+    ok, jpeg = cv2.imencode(".jpg", page.image, [cv2.IMWRITE_JPEG_QUALITY, truth["jpeg_quality"]])
+    page = Page(source=page.source, index=0, image=cv2.imdecode(jpeg, cv2.IMREAD_COLOR))  # as sent
+    assert cells_right(_table(page), truth) == ""

@@ -1,9 +1,10 @@
-"""ocr/table/rows.py: the windowed neighbour search gives what comparing every pair gives."""
+"""ocr/table/rows.py: the windowed neighbour search gives what comparing every pair gives; rows
+through a cell two rows high."""
 import numpy as np
 import pytest
 
 from ocr.table.common import Blob
-from ocr.table.rows import right_neighbours
+from ocr.table.rows import chains, deal_rows, right_neighbours
 
 
 def every_pair(blobs: list[Blob], gap: float) -> list[int | None]:
@@ -38,3 +39,25 @@ def test_graph_paper_row():
     got = right_neighbours(squares, 8.0)
     assert got[0] == 1 and got[79] is None and got[80] == 81
     assert sum(g is None for g in got) == 80  # only the last square of each row has none
+
+
+def test_rows_through_a_cell_two_rows_high_go_on_in_their_own_rows():
+    """A glare spot washed out the ruling between two rows in one column (6306002): that cell is
+    two rows high.  Both rows' chains pass through it; each goes on to its own row's cells to the
+    right, not both to the upper one (which cut the lower row's cells twice and the upper row's
+    never)."""
+    cols = [0, 60, 110, 200, 290, 380, 470]
+    rows = []
+    for r in range(6):
+        y = 40 * r
+        for j in range(6):
+            if j == 3 and r in (2, 3):
+                if r == 2:
+                    rows.append(Blob(cols[j] + 2, y + 2, cols[j + 1] - 2, y + 78))  # rows 2 and 3 merged
+                continue
+            rows.append(Blob(cols[j] + 2, y + 2, cols[j + 1] - 2, y + 38))
+    found = deal_rows(rows, px_mm=4.0, ruling=4.0)
+    assert len(found) == 6
+    for r, row in enumerate(found):
+        assert [b.y0 for b in row[4:]] == [40 * r + 2] * 2, r
+    assert sum(len(c) == 6 for c in chains(rows, 8.0)) == 6
