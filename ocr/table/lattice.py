@@ -130,11 +130,13 @@ def structural_labels(rulings: TableRulings, ruled_above: Callable[[int], bool |
     if first is not None:
         return [str(i - first) if 1 <= i - first <= DEALS else None for i in range(n)]
     last = next((i for i in range(n - 1, max(0, n - 3), -1) if split(i) and full(i - 1)), None)
-    if last == DEALS and n == DEALS + 1 and split(0) and 0 not in deal and headed is not None and headed(1):
-        # thirty-one rows, score cells alone at both ends (a shadow over deal 1's label cells and
-        # deal 30's): the header's two rows right above the second row make the first the split
-        # row, and the last deal 30, not a Total row
-        return [None] + [str(d) for d in range(1, DEALS + 1)]
+    top = n - DEALS  # deal 1's row were the last row deal 30 (its label cells lost), not a Total row
+    if last == n - 1 and top in (0, 1) and headed is not None and headed(top) and (
+            ruled_above is not None and ruled_above(0) is True if top == 0 else split(0) and 0 not in deal):
+        # score cells alone in the last row (a shadow over deal 30's label cells), and the header's
+        # two rows right above the row that would be deal 1 then -- that row a deal row (the split
+        # rulings above it) or the row above it the split row: deals 1-30 end the lattice
+        return [str(i - top + 1) if i >= top else None for i in range(n)]
     if last is not None:
         return [str(DEALS - (last - 1 - i)) if 1 <= DEALS - (last - 1 - i) <= DEALS else None for i in range(n)]
     # exactly thirty deal-like rows in one run (a label cell and two more), and no other: the

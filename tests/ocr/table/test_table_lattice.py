@@ -277,3 +277,29 @@ def test_a_shadow_over_the_first_and_last_label_cells_leaves_deal_1_under_the_he
     assert not above(0) and headed(1)
     assert structural_labels(lattice, above, headed=headed) == [None] + [str(d) for d in range(1, 31)]
     assert structural_labels(lattice, above) == [str(d) for d in range(1, 31)] + [None]  # the shape alone
+
+
+def test_deals_1_to_30_under_the_header_end_with_deal_30_though_its_label_cells_are_lost():
+    """Thirty rows, deals 1-30 (wide 5708002): the deal-number column lost all over (blur), deal
+    30's dealer cell too.  Its last row, score cells alone under a full one, reads as a Total row,
+    which named the rows 2-30; the header right above the first row (a deal row: the split row's
+    middle rulings run above it) makes it deal 1."""
+    img, xs, ys = _printed_table()
+    found = np.ones((30, 6), bool)
+    found[:, 0] = False
+    found[29, :3] = False
+    settings = GeometrySettings()
+    lattice = TableRulings(xs, ys[2:33], found)
+    above = lambda i: ruled_above(img, lattice, i, settings)  # noqa: E731
+    headed = lambda i: header_above(img, lattice, settings, i)  # noqa: E731
+    assert above(0) and headed(0)
+    assert structural_labels(lattice, above, headed=headed) == [str(d) for d in range(1, 31)]
+    assert structural_labels(lattice, above) == [str(d) for d in range(2, 31)] + [None]  # the shape alone
+    img, xs, ys = _printed_table(total=True)  # the wide printing: deals 1-30 and the Total row
+    found = np.ones((31, 6), bool)
+    found[:, 0] = False
+    found[30, :2] = False
+    wide = TableRulings(xs, ys[2:34], found)
+    assert structural_labels(wide, lambda i: ruled_above(img, wide, i, settings),
+                             headed=lambda i: header_above(img, wide, settings, i)) == [
+        str(d) for d in range(1, 31)] + [None]  # the Total row stays the Total row
