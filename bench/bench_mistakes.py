@@ -74,7 +74,8 @@ from scoring.reconcile import reconcile
 # ones measured before and after only, "held-out-9" measured by the lead at the end of stop 47,
 # "held-out-10" (240000+: 230000+ are faxes) one only the lead measures, at the end of stop 48,
 # "held-out-11" measured before and after the REAL step's networks (stop 50), "held-out-12" and
-# "held-out-13" measured once each (stops 52, 53)
+# "held-out-13" measured once each (stops 52, 53), "held-out-14" made at stop 54 to check a rule
+# chosen on held-out-12
 RANGES = {
     "dev": [(140000 + 100 * i, 100) for i in range(8)],
     "dev-200": [(140000, 100), (140100, 100)],
@@ -91,6 +92,7 @@ RANGES = {
     "held-out-11": [(250000, 100), (250100, 100)],
     "held-out-12": [(260000, 100), (260100, 100)],
     "held-out-13": [(270000, 100), (270100, 100)],
+    "held-out-14": [(280000, 100), (280100, 100)],
 }
 TAG = "i33"  # the sheet options below, in the cache files' names
 LEGIBLE_AT = 0.9

@@ -77,6 +77,16 @@ def read_as_but(read, shown) -> str:
             f"says {what}, the players made a mistake here")
 
 
+def score_taken_to_fit(deal: int, col: str, value, read, cum) -> str:
+    """Review, at a cumulative: the deal's score in ``col`` is shown as ``value`` because the
+    cumulative ``cum`` fits it, though the reader hardly proposed it (it read ``read``)."""
+    side = "N/S" if col == "ns" else "E/W"
+    seen = "unreadable" if read is None else "empty" if read == 0 else str(read)
+    return (f"a misread or the players' mistake: deal {deal}'s {side} score is shown as {value} "
+            f"to fit the {side} cumulative {cum}, but it reads {seen}. If the sheet's score is not "
+            f"{value}, the players added up wrong here")
+
+
 def total_read_as_but(read: str, shown) -> str:
     return (f"Total row read as {read}, but the cumulatives give {shown}. If the sheet says "
             f"{read}, the players copied the total wrong")

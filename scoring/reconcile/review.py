@@ -68,6 +68,7 @@ def rows(readings: list[RowReading], empty: list[bool], hyps: list[Hypothesis],
         chosen: dict[str, object] = {"dealer": None}
         conf: dict[str, float] = {}
         inferred: list[str] = []  # columns shown with a value the reader did not see there
+        filled: list[tuple[str, object, object]] = []  # scores the arithmetic chose, not the reader
         for col in NUMBER_COLUMNS:
             cell = row.cells.get(col)
             if empty[i] or best is None:  # an empty row is a missing deal (flagged), not zeros
@@ -121,6 +122,18 @@ def rows(readings: list[RowReading], empty: list[bool], hyps: list[Hypothesis],
                                              f"hard to read; the arithmetic confirms {value}"))
                 elif p < v.review_below:
                     review.append(ReviewItem(row.deal, col, post[:3], messages.unsure(post[:3])))
+                if col in ("ns", "ew") and value not in (None, 0) and cell.best != value \
+                        and own.get(value, 0.0) < v.filled_score_below:
+                    filled.append((col, value, cell.best))
+        for col, value, read in filled:
+            # a score the reader hardly proposed, taken because the cumulative fits it: the same
+            # cumulative is the players' slip if the score is what the reader saw
+            key = "cum_" + col
+            cum, decided = chosen.get(key), row.cells.get(key)
+            if cum is not None and not (decided is not None and decided.person):  # a person said
+                reason = messages.score_taken_to_fit(row.deal, col, value, read, cum)
+                review.append(ReviewItem(row.deal, key, [(cum, round(conf.get(key, 0.0), 4))],
+                                         reason, kind="cumulative"))
         out.append(ReconciledRow(row.deal, chosen, conf, inferred=inferred))
     return out
 

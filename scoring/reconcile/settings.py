@@ -198,6 +198,9 @@ class VerdictSettings:
     overridden_below: float = 0.05
     # ... and a number shown as blank that the reader found blank less surely than this
     blank_review_below: float = 0.6
+    # a score shown with a value the reader gave less than this (its best another, or unreadable):
+    # the cumulative it fits is named for review (a slip there if the score is as read); 0: never
+    filled_score_below: float = 0.5
     # a cumulative flag rests on the cumulative before and the deal's score: one the reader read
     # less surely than this is named for a person to check (the mistake may be there instead)
     support_below: float = 0.5

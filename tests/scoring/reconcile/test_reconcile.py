@@ -813,3 +813,29 @@ def test_a_hard_sheet_trusts_a_sure_looking_dealer_less():
                          [(r.deal, r.column) for r in result.review if r.column == "dealer"]))
     assert outcomes[0] == ([(4, "S", "W")], [])
     assert outcomes[1] == ([], [(4, "dealer")])
+
+
+def test_a_score_the_arithmetic_fills_over_the_reading_names_the_cumulative_it_fits():
+    """Deal 5's N/S score (60) read "none of these" 0.45, 60 only 0.3: the arithmetic takes 60, as
+    the cumulative 330 fits it.  Had the players left the score blank, that cumulative is their
+    slip: a cumulative review item names it (held-out-12's 260169, a slip of 60 on a fax, was shown
+    as a misread score and asked nothing).  A score read 60 at 0.7 is no news."""
+    rows = running(SEED_001)
+    assert rows[4][0] == 60 and rows[4][2] == 330
+    result = reconcile(sheet(rows, probs={(4, "ns"): [(None, 0.45), (60, 0.3), (0, 0.25)]}), explain=False)
+    assert result.rows[4].values["ns"] == 60 and flags_of(result, "cumulative") == []
+    item = next(r for r in result.review if (r.deal, r.column) == (5, "cum_ns"))
+    assert item.kind == "cumulative" and item.candidates[0][0] == 330
+    assert item.reason.startswith("a misread or the players' mistake: deal 5's N/S score is shown as 60 "
+                                  "to fit the N/S cumulative 330, but it reads unreadable")
+    result = reconcile(sheet(rows, probs={(4, "ns"): [(60, 0.7), (None, 0.2), (0, 0.1)]}), explain=False)
+    assert result.rows[4].values["ns"] == 60 and not any((r.deal, r.column) == (5, "cum_ns") for r in result.review)
+    # a person's answer on the cumulative (the review app pins it) closes the question
+    decided = sheet(rows, probs={(4, "ns"): [(None, 0.45), (60, 0.3), (0, 0.25)]})
+    decided.rows[4].cells["cum_ns"] = CellReading([(330, 1.0)], person=True)
+    result = reconcile(decided, explain=False)
+    assert result.rows[4].values["ns"] == 60 and not any((r.deal, r.column) == (5, "cum_ns") for r in result.review)
+    off = ReconcileSettings().with_values({"verdicts.filled_score_below": 0.0})
+    result = reconcile(sheet(rows, probs={(4, "ns"): [(None, 0.45), (60, 0.3), (0, 0.25)]}), explain=False,
+                       settings=off)
+    assert not any((r.deal, r.column) == (5, "cum_ns") for r in result.review)
