@@ -129,7 +129,13 @@ def structural_labels(rulings: TableRulings, ruled_above: Callable[[int], bool |
     first = next((i for i in range(min(3, n - 1)) if split(i) and i not in deal and full(i + 1)), None)
     if first is not None:
         return [str(i - first) if 1 <= i - first <= DEALS else None for i in range(n)]
-    last = next((i for i in range(n - 1, max(0, n - 3), -1) if split(i) and full(i - 1)), None)
+    def like(i: int) -> bool:  # a deal row, however many of its score cells blur or glare lost
+        return bool(found[i, 0] or found[i, 1]) and found[i].sum() >= 3
+
+    # a Total row: score cells alone under a deal row -- one with a label cell and two more will do
+    # under thirty rows (a blurred deal 30), not under fewer (a deal row's lost label cells alike)
+    last = next((i for i in range(n - 1, max(0, n - 3), -1)
+                 if split(i) and (full(i - 1) or i >= DEALS and like(i - 1))), None)
     top = n - DEALS  # deal 1's row were the last row deal 30 (its label cells lost), not a Total row
     if last == n - 1 and top in (0, 1) and headed is not None and headed(top) and (
             ruled_above is not None and ruled_above(0) is True if top == 0 else split(0) and 0 not in deal):
@@ -141,10 +147,10 @@ def structural_labels(rulings: TableRulings, ruled_above: Callable[[int], bool |
         return [str(DEALS - (last - 1 - i)) if 1 <= DEALS - (last - 1 - i) <= DEALS else None for i in range(n)]
     # exactly thirty deal-like rows in one run (a label cell and two more), and no other: the
     # thirty deals (the header and Total rows linked in part, or not at all)
-    like = [(bool(found[i, 0] or found[i, 1]) and found[i].sum() >= 3) or i in deal for i in range(n)]
-    if sum(like) == DEALS:
-        start = like.index(True)
-        if all(like[start:start + DEALS]):
+    rows_like = [like(i) or i in deal for i in range(n)]
+    if sum(rows_like) == DEALS:
+        start = rows_like.index(True)
+        if all(rows_like[start:start + DEALS]):
             # unless the header's two rows lie right above another of the top two rows and the table
             # ends under that row's thirtieth: the split row holds a label cell (the header's
             # deal-number cell, two rows high, placed in it) and deal 30 lost its score cells
@@ -245,13 +251,13 @@ def ends_below(grey: np.ndarray, rulings: TableRulings, i: int, settings: Geomet
     if i + 1 >= len(ys):
         return False
     pitch = float(np.median(np.diff(ys)))
-    # on a lattice of the whole table, the band starts where the paper shows again under the row's
-    # bottom ruling: the classic printing's frame, blurred on a far sheet, reaches further down than
-    # the band's inset, and its tail, darkest where the column rulings meet it, passed for rulings
-    # running on.  (A shorter lattice named from its end has the other rows placed past it, where a
-    # far sheet's canvas drifts: there the end is told as before)
+    # on a lattice of rows enough to pin the canvas, the band starts where the paper shows again
+    # under the row's bottom ruling: the classic printing's frame, blurred on a far sheet, reaches
+    # further down than the band's inset, and its tail, darkest where the column rulings meet it,
+    # passed for rulings running on.  (A few rows named from their end have the many others placed
+    # past them, where a far sheet's canvas drifts: there the end is told as before)
     shift = 0.0
-    if len(ys) - 1 >= DEALS:
+    if len(ys) - 1 >= settings.dewarp_grown_rows:
         shift = max(0.0, _under_ruling(grey, rulings, ys[i + 1], settings) - ys[i + 1])
     top = ys[i + 1] + shift
     bottom = (ys[i + 2] if i + 2 < len(ys) else ys[i + 1] + pitch) + shift

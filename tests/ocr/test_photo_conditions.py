@@ -444,3 +444,23 @@ def test_a_glare_spot_merging_two_rows_of_one_column_leaves_both_rows_cut_right(
     ok, jpeg = cv2.imencode(".jpg", page.image, [cv2.IMWRITE_JPEG_QUALITY, truth["jpeg_quality"]])
     page = Page(source=page.source, index=0, image=cv2.imdecode(jpeg, cv2.IMREAD_COLOR))  # as sent
     assert cells_right(_table(page), truth) == ""
+
+
+def test_a_lattice_of_the_last_rows_ends_over_the_frames_blurred_bottom_ruling():
+    """A sideways 3-D scene (seed 29024, rows ~21 px, tilted 32 deg): the lattice holds deals 9-30
+    only, and the printed numbers are too small to read.  Under deal 30 the classic printing's frame
+    ends, but its bottom ruling, enlarged from the photo, blurs ~14 canvas pixels down, past the
+    band's inset: the band under it was read as ruled on, and no row was named.  Told from where
+    the paper shows again under that ruling, the table ends there: deals 9-30 named from deal 30,
+    deals 1-8 placed above them, every cell right."""
+    page, truth = photo3d(29024)
+    assert cells_right(_table(page), truth) == ""
+
+
+def test_a_total_row_under_a_blurred_deal_30_names_the_rows():
+    """A sideways, blurred 3-D scene of the wide printing (seed 29014): its lattice holds deals 1-30
+    and the Total row (score cells alone), but deal 30's row holds only three cells (the blur lost
+    its cumulative cells), short of the four the Total row's neighbour was asked for: no row was
+    named.  A row with a label cell and two more is a deal row: the Total row names them all."""
+    page, truth = photo3d(29014)
+    assert cells_right(_table(page), truth) == ""

@@ -303,3 +303,30 @@ def test_deals_1_to_30_under_the_header_end_with_deal_30_though_its_label_cells_
     assert structural_labels(wide, lambda i: ruled_above(img, wide, i, settings),
                              headed=lambda i: header_above(img, wide, settings, i)) == [
         str(d) for d in range(1, 31)] + [None]  # the Total row stays the Total row
+
+
+def test_the_total_row_names_the_rows_above_it_however_few_of_deal_30s_cells_are_found():
+    """The wide printing's Total row (score cells alone) at the bottom of a lattice of deals 1-30:
+    deal 30's row, its cumulative cells lost to blur, still holds its label cells and a score cell,
+    so it is a deal row and the Total row under it names every row (deal 14, its dealer and most
+    score cells lost too, is no deal-like row: thirty of them do not name the rows); score cells
+    alone above the Total row (a row lost in all but its scores) name nothing."""
+    found = np.ones((31, 6), bool)
+    found[30, :2] = False  # the Total row
+    found[29, 3:] = False  # deal 30: deal number, dealer, score N/S
+    found[13] = [True, False, False, True, False, False]
+    assert structural_labels(_rulings(found)) == [str(d) for d in range(1, 31)] + [None]
+    found[29, :2] = False
+    found[29, 2] = True
+    assert structural_labels(_rulings(found)) != [str(d) for d in range(1, 31)] + [None]
+
+
+def test_score_cells_alone_under_a_short_lattices_thin_row_are_not_taken_for_the_total_row():
+    """Fifteen rows whose last holds score cells alone under a row of a dealer cell and two score
+    cells (3-D wide 5708003: deal rows whose label and cumulative cells the blur lost): without
+    thirty rows above it, that is no sign of the Total row -- the rows are not named 17-30."""
+    found = np.zeros((15, 6), bool)
+    found[:12, :3] = True
+    found[12:, 2:4] = True
+    found[13, 1] = True
+    assert structural_labels(_rulings(found)) != [str(d) for d in range(17, 31)] + [None]
