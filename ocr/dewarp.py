@@ -361,6 +361,19 @@ def _analyse(ana: np.ndarray, settings: GeometrySettings,
     return light, grey, grid, level
 
 
+def row_pitch(img: np.ndarray, settings: GeometrySettings, min_cells: int = 1) -> float | None:
+    """The median pitch, in pixels of ``img``, of the rows of pass one's lattice on it (linked across
+    thick rulings when the plain one finds none), or None when it holds fewer than ``min_cells``."""
+    ana, a = _shrink(img, settings.photo_analysis_long)
+    _, grey, grid, _ = _analyse(ana, settings)
+    if grid is None:
+        grid, _ = first_grid(grey, settings, thick=True)
+    if grid is None or grid.cells < min_cells:
+        return None
+    down = np.hypot(*np.moveaxis(grid.nodes[1:] - grid.nodes[:-1], -1, 0))
+    return float(np.nanmedian(down)) / a if np.isfinite(down).any() else None
+
+
 def straighten_photo(page: Page, settings: GeometrySettings | None = None,
                      paper: np.ndarray | None = None) -> StraightPage | None:
     """The sheet of a photo straightened from its deal table's lattice, or None when no lattice of

@@ -90,6 +90,11 @@ def paper_corners(img: np.ndarray, settings: GeometrySettings) -> np.ndarray | N
     return None if quad is None else quad * (img.shape[1] / mid.shape[1])
 
 
+def is_photo(img: np.ndarray, settings: GeometrySettings) -> bool:
+    """Whether the picture ``img`` looks like a photo rather than a scan (see looks_like_photo)."""
+    return looks_like_photo(_glance(img), settings)
+
+
 def looks_like_photo(small: np.ndarray, settings: GeometrySettings) -> bool:
     """Whether ``small`` (a BGR glance at the picture) looks like a photo rather than a scan: uneven
     light over the picture (its background's darker parts below GeometrySettings.photo_light_ratio

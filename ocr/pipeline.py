@@ -16,7 +16,7 @@ import cv2
 import numpy as np
 
 from ocr.data import InputError, Page, Table
-from ocr.settings import Settings
+from ocr.settings import GeometrySettings, Settings
 from scoring.sheet import ReconciledSheet, SheetReading
 
 BLANK_PAGE = "blank page (nothing printed or written on it)"
@@ -111,6 +111,7 @@ def _read_page(source: str, page: Page) -> PageOutcome:
     import time
 
     from ocr.clues import sheet_clues
+    from ocr.far import too_far
     from ocr.page import straighten
     from ocr.read import read_table
     from ocr.table import find_table
@@ -118,9 +119,14 @@ def _read_page(source: str, page: Page) -> PageOutcome:
     outcome = PageOutcome(source=source, page=page.index)
     try:
         t0 = time.perf_counter()
-        straight = straighten(page)
-        t1 = time.perf_counter()
-        table = find_table(straight)
+        try:
+            straight = straighten(page)
+            t1 = time.perf_counter()
+            table = find_table(straight)
+        except InputError as exc:
+            # no table on a photo of a sheet too far off to read: ask for a closer one instead
+            where = page.source + (f" page {page.index + 1}" if page.index else "")
+            raise too_far(page, where, GeometrySettings()) or exc from None
         t2 = time.perf_counter()
         outcome.reading = read_table(table)
         t3 = time.perf_counter()

@@ -171,6 +171,12 @@ class GeometrySettings:
     #   ... and covers at most this share of the photo: a near sheet's rulings are not what pass one
     #   lost, and the outline's lattice can put its rows one off there
     photo_paper_seed_share: float = 0.4
+    # a photo on which no table is found, its sheet's rows (from its paper's outline, else its
+    #   rulings' lattice of at least far_sheet_cells cells) under this many photo pixels high, is
+    #   asked for again from closer rather than called tableless: the reader would put rows that
+    #   small in review anyway (ReaderSettings.small_writing_px; ocr/far.py); 0 turns it off
+    far_sheet_row_px: float = 20.0
+    far_sheet_cells: int = 12
     # a photo lattice's last column narrower than this share of its score columns is a part of one
     #   (the cumulative E/W is ~1.1 times a score column's width; a part cut at its writing, ~0.45)
     photo_part_column: float = 0.6

@@ -1,0 +1,37 @@
+"""ocr/far.py: a photo of a sheet too far off to read asks for a closer photo, not "no table"."""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+from geometry_samples import photo3d
+
+from ocr.data import Page
+from ocr.far import row_px, too_far
+from ocr.pipeline import read_file
+from ocr.settings import GeometrySettings
+
+
+def test_a_far_sheet_without_a_table_found_is_asked_for_again_from_closer():
+    """A 3-D scene (seed 29033) of a sheet ~45 cm off: its rows ~12 px high, its rulings too faint
+    to find.  The file's error names the sheet's size and asks for a closer photo."""
+    page, truth = photo3d(29033)
+    q = np.asarray(truth["page_quad"], np.float64).reshape(4, 2)
+    near = max(np.linalg.norm(q[i] - q[(i + 1) % 4]) for i in range(4)) * 6.8 / 297
+    assert abs(row_px(page, GeometrySettings()) - near) < 2
+    ok, jpeg = cv2.imencode(".jpg", page.image, [cv2.IMWRITE_JPEG_QUALITY, 90])
+    error = next(iter(read_file("far.jpg", data=jpeg.tobytes(), name="far.jpg"))).error
+    assert error.startswith("far.jpg: the sheet is too small in this photo to be read (its rows about 1")
+    assert "take the photo closer" in error
+    assert too_far(page, "far.jpg", GeometrySettings(far_sheet_row_px=0)) is None
+
+
+def test_a_near_sheet_or_a_scan_keeps_its_own_error():
+    """A near photo's sheet (seed 29000, rows ~26 px) is not too far whatever went wrong; a scan is
+    never asked for as a photo."""
+    page, _ = photo3d(29000)
+    assert row_px(page, GeometrySettings()) > 20
+    assert too_far(page, "near.jpg", GeometrySettings()) is None
+    scan = np.full((1400, 1000, 3), 255, np.uint8)
+    cv2.rectangle(scan, (100, 100), (300, 140), (0, 0, 0), -1)  # a little text, white all round
+    assert too_far(Page(source="scan.png", index=0, image=scan), "scan.png", GeometrySettings()) is None
