@@ -54,11 +54,21 @@ def small_writing(table: Table, readings: list[CellReading], settings: ReaderSet
     blurred = (float(np.median(list(heights.values()))) < settings.blurred_writing_px
                and share >= settings.blurred_unread_share)
     faint = not blurred and share >= settings.faint_unread_share
+    # nearly every number cell read blank or 0: a sheet filled in shows writing in most
+    # cumulative cells, so its writing is too faint to be seen at all (it would pass for zeros)
+    unseen = (not blurred and not faint and bool(readings) and len(small) < len(heights)
+              and sum(_nothing(r) for r in readings) >= settings.faint_blank_share * len(readings))
+    faint = faint or unseen
     if blurred or faint:
         small = sorted(heights)
     if not small:
         return None
     px = float(np.median([heights[d] for d in small]))
+    if unseen:
+        message = ("next to no writing could be seen in this photo's table (its writing too faint or "
+                   "blurred): take another photo in good light, holding the phone still, with the sheet "
+                   "filling the frame; its numbers are to be checked.")
+        return {"deals": small, "px": round(px, 1), "cause": "faint", "message": message}
     if faint:
         message = (f"the writing is too faint or blurred in this photo to be read surely ({share:.0%} of its "
                    "numbers could not be read): take another photo in good light, holding the phone still, "
@@ -72,3 +82,9 @@ def small_writing(table: Table, readings: list[CellReading], settings: ReaderSet
     message = (f"{which} {what} in this photo to be read surely (rows {px:.0f} pixels high): "
                "take the photo closer, with the sheet filling the frame; its numbers are to be checked.")
     return {"deals": small, "px": round(px, 1), "cause": "blurred" if blurred else "small", "message": message}
+
+
+def _nothing(cell: CellReading) -> bool:
+    """Whether ``cell`` reads as nothing written: read blank, or its likeliest value 0 (a likeliest
+    "none of these" is a cell not read: unread_share's)."""
+    return cell.blank or not cell.candidates or max(cell.candidates, key=lambda c: c[1])[0] == 0

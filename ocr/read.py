@@ -136,7 +136,10 @@ def read_table(table: Table, net: CellReader | None = None, settings: ReaderSett
         # doubt: how hard this sheet's numbers were to read (reconciliation widens "none of these" by it)
         meta={"layout": table.layout, "reader": reader_version(net, second, settings), "cells_read": len(inked),
               "doubt": doubt, "second_read": asked, "read_cells_s": t1 - t0, "read_text_s": t2 - t1,
-              "missing": missing_meta(table.missing)} | small,
+              "missing": missing_meta(table.missing),
+              # a photo (straightened from its lattice, or as a scan and checked): reconciliation
+              # trusts less a sheet of it that leaves much in doubt (scoring/reconcile/partial.py)
+              "photo": table.straight.grid is not None or bool(getattr(table.straight, "verify", False))} | small,
     )
 
 

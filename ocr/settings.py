@@ -418,6 +418,9 @@ class ReaderSettings:
     # too faint or blurred to read (pencil in a dim or shaken photo; bench/RESULTS-geometry.md,
     # photofaint); 1.01 turns it off
     faint_unread_share: float = 0.5
+    # ... or where at least this share of its number cells read blank or 0 (a filled-in sheet
+    #   has about a third of them so: the score of the side that did not score); >1 turns it off
+    faint_blank_share: float = 0.8
 
     # -- a crop given on its own (``rubberscan cell``; ocr/crop.py) --
     crop_background: int = 15  # px: the paper's brightness is estimated over this window

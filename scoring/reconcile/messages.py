@@ -183,6 +183,18 @@ def rescan(unread: int, written: int) -> str:
             "photo (pencil often does not survive a fax).")
 
 
+def beside_missing(shown, why: str) -> str:
+    """Review: a number of a deal part of which the picture does not show readably (``why``)."""
+    return f"read as {shown}, but part of this deal is hidden ({why}): check this number"
+
+
+def doubtful_photo(share: float) -> str:
+    """The sheet's rescan advice: a photo so much in doubt that nothing on it is taken as sure."""
+    return (f"{share:.0%} of the numbers on this photo could not be read surely, so none of them "
+            "is taken as read: take another photo in good light, holding the phone still, with the "
+            "sheet filling the frame; its numbers are to be checked.")
+
+
 def small_writing(shown, cause: str = "small") -> str:
     """Review: a number on a photo whose writing is too small (or, ``cause`` "faint", too faint or
     blurred) to read surely (the sheet says why)."""

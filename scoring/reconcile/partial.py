@@ -6,7 +6,8 @@ carries the messages ("deals 24-30 are outside the photo"); when the last deal's
 among them the totals are not known (the last cumulatives read are not the match's), and the
 advice to scan again is taken on the cells the picture does show (a part cut off is not faint
 writing).  A photo whose writing is too small to read surely (ocr/legible.py) keeps its readings,
-all in review, and asks for a closer photo."""
+all in review, and asks for a closer photo; so does a photo whose reconciled sheet leaves much of
+it in doubt (apply_doubtful)."""
 
 from __future__ import annotations
 
@@ -17,6 +18,9 @@ from scoring.reconcile import messages
 from scoring.reconcile.rescan import rescan_advice
 from scoring.reconcile.settings import DEFAULT, RescanSettings
 from scoring.sheet import CellReading, ReconciledSheet, ReviewItem, RowReading, SheetReading
+
+# the reasons (ocr.data.Missing) of cells the light hid, whose neighbours it dimmed
+DIMMED = ("under glare", "too faint or blurred to read")
 
 
 def apply_missing(reading: SheetReading, sheet: ReconciledSheet,
@@ -33,6 +37,20 @@ def apply_missing(reading: SheetReading, sheet: ReconciledSheet,
     for item in sheet.review:
         if item.deal is not None and (item.deal, item.column) in why:
             item.reason = why[(item.deal, item.column)]
+    if settings.beside_missing:
+        # a deal's numbers shown beside its cells the glare or blur hid: the light that washed those
+        # out dimmed these too, and with its score unseen nothing checks its cumulative
+        asked = {(item.deal, item.column) for item in sheet.review}
+        hidden = {deal: gap["message"] for gap in missing if gap.get("reason") in DIMMED
+                  for deal in gap["deals"]}
+        for row in sheet.rows:
+            for col in NUMBER_COLUMNS:
+                value = row.values.get(col)
+                if row.deal in hidden and value is not None and (row.deal, col) not in asked:
+                    sure = round(row.confidence.get(col, 0.0), 4)
+                    why_not = messages.beside_missing(value, hidden[row.deal])
+                    sheet.review.append(ReviewItem(row.deal, col, [(value, sure)], why_not))
+        sheet.review.sort(key=lambda r: (r.deal if r.deal is not None else 10**6, r.column))
     last = max((r.deal for r in reading.rows), default=None)
     if last is not None and any((last, key) in why for key in ("cum_ns", "cum_ew")):
         sheet.totals = {"ns": None, "ew": None}
@@ -83,3 +101,30 @@ def apply_small(reading: SheetReading, sheet: ReconciledSheet,
 
 def _blank_p(cell: CellReading) -> float:
     return max((float(p) for v, p in cell.candidates if v == 0), default=0.0)
+
+
+def apply_doubtful(reading: SheetReading, sheet: ReconciledSheet,
+                   settings: RescanSettings = DEFAULT.rescan) -> ReconciledSheet:
+    """``sheet`` of a photo (reading.meta["photo"]) with at least RescanSettings.photo_doubt_share
+    of its numbers shown (not blank or 0) in review: the rest go to review too, and the sheet asks
+    for another photo.  A dim or shaken photo misread that much leaves the arithmetic a coherent
+    but wrong story to settle on (a misread cumulative copied down the rows), shown as sure where
+    it fits."""
+    if not reading.meta.get("photo"):
+        return sheet
+    shown = [(row.deal, col) for row in sheet.rows for col in NUMBER_COLUMNS if row.values.get(col)]
+    asked = {(item.deal, item.column) for item in sheet.review}
+    doubtful = sum(cell in asked for cell in shown)
+    if doubtful < settings.rescan_min or doubtful < settings.photo_doubt_share * len(shown):
+        return sheet
+    for row in sheet.rows:
+        for col in NUMBER_COLUMNS:
+            value = row.values.get(col)
+            if value is not None and (row.deal, col) not in asked:
+                sure = round(row.confidence.get(col, 0.0), 4)
+                sheet.review.append(ReviewItem(row.deal, col, [(value, sure)],
+                                               messages.small_writing(value, "faint")))
+    sheet.review.sort(key=lambda r: (r.deal if r.deal is not None else 10**6, r.column))
+    if sheet.rescan is None:  # (a photo sent back already keeps its reason)
+        sheet.rescan = messages.doubtful_photo(doubtful / len(shown))
+    return sheet

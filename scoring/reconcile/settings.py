@@ -242,6 +242,13 @@ class RescanSettings:
     # after the last one shown goes to review unless read blank at least this surely (the reader's
     # blank_prob: no ink at all)
     small_blank_sure: float = 0.99
+    # on a photo where at least this share of the numbers shown is in review (and at least
+    # rescan_min of them), the rest are not to be trusted either: the reader misread so much that
+    # the arithmetic settles on a coherent wrong story (partial.apply_doubtful); >1 turns it off
+    photo_doubt_share: float = 0.3
+    # the numbers shown of a deal with cells under glare or too faint go to review too
+    # (partial.apply_missing)
+    beside_missing: bool = True
 
 
 @dataclass(frozen=True)

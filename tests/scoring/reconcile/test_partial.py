@@ -79,3 +79,57 @@ def test_on_a_photo_too_small_to_read_rows_after_the_last_read_are_asked_about_u
     assert {(d, c) for d in range(21, 31) for c in ("ns", "ew", "cum_ns", "cum_ew")} <= asked
     sure = reconcile(reading(0.995), explain=False).to_json()
     assert not any(r["deal"] and r["deal"] > 20 for r in sure["review"])
+
+
+def _asked_on(reading: SheetReading, cells: int):
+    """``reading`` reconciled, with review items put on the first ``cells`` N/S scores shown, as
+    reconciliation leaves the numbers of a photo it could not read surely."""
+    from scoring.sheet import ReviewItem
+
+    sheet = reconcile(reading, explain=False)
+    sheet.review = [ReviewItem(row.deal, "ns", [(row.values["ns"], 0.4)], "read as 100, or 700?")
+                    for row in sheet.rows[:cells]]
+    return sheet
+
+
+def test_a_photo_with_much_of_it_in_doubt_puts_every_number_in_review_and_asks_for_another():
+    """A photo whose reconciled sheet has a third of its (non-zero) numbers in review: the rest,
+    shown as sure, fit a story the arithmetic made of the misreads -- they go to review too, and the
+    sheet asks for another photo.  Under that share, or on a scan, nothing changes."""
+    from scoring.reconcile.partial import apply_doubtful
+
+    photo = _reading(30, [])
+    photo.meta["photo"] = True
+    sheet = apply_doubtful(photo, _asked_on(photo, 20))  # 20 of 60 numbers shown: 33 %
+    asked = {(r.deal, r.column) for r in sheet.review}
+    assert {(d, c) for d in range(1, 31) for c in ("ns", "cum_ns")} <= asked
+    assert (25, "cum_ns") in asked and sheet.review[-1].candidates[0][0] is not None
+    assert sheet.rescan.startswith("33% of the numbers on this photo could not be read surely")
+    below = apply_doubtful(photo, _asked_on(photo, 17))  # 28 %
+    assert len(below.review) == 17 and below.rescan is None
+    scan = _reading(30, [])
+    assert len(apply_doubtful(scan, _asked_on(scan, 20)).review) == 20
+
+
+def test_the_numbers_shown_beside_cells_under_glare_are_in_review_too():
+    """Deals 5-6's scores under glare (named missing): their cumulatives are read, but the light
+    that washed out the scores dimmed them too and no score checks them -- in review, the glare
+    named.  Cells outside the photo put nothing beside them in review; the rule can be turned off."""
+    from dataclasses import replace
+
+    from scoring.reconcile.settings import ReconcileSettings
+
+    glare = Missing([5, 6], Missing.GLARE, ("ns", "ew"))
+    out = reconcile(_reading(30, [glare]), explain=False).to_json()
+    reasons = {(r["deal"], r["column"]): r["reason"] for r in out["review"]}
+    assert {(5, "cum_ns"), (6, "cum_ns"), (5, "ns")} <= set(reasons)
+    assert "part of this deal is hidden (glare over deals 5-6" in reasons[(5, "cum_ns")]
+    assert not any(d in (4, 7) for d, _ in reasons)
+    rows = {r["deal"]: r for r in out["rows"]}
+    assert rows[5]["cum_ns"] == 500  # the reading's value, to be checked
+    settings = ReconcileSettings()
+    off = replace(settings, rescan=replace(settings.rescan, beside_missing=False))
+    quiet = reconcile(_reading(30, [glare]), explain=False, settings=off).to_json()
+    assert (5, "cum_ns") not in {(r["deal"], r["column"]) for r in quiet["review"]}
+    outside = reconcile(_reading(30, [Missing([30], Missing.OUTSIDE, ("cum_ns",))]), explain=False).to_json()
+    assert (30, "ns") not in {(r["deal"], r["column"]) for r in outside["review"]}
