@@ -104,6 +104,7 @@ def test_a_photo_too_faint_or_blurred_to_read_half_its_numbers_has_them_all_in_r
     heights = row_heights(table)
     assert float(np.median(list(heights.values()))) >= ReaderSettings().blurred_writing_px
     reading = read_table(table)
+    assert reading.meta["photo"] is True
     faint = reading.meta["small_writing"]
     assert faint["cause"] == "faint" and faint["deals"] == sorted(heights)
     sheet = reconcile(reading, explain=False).to_json()

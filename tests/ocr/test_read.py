@@ -270,6 +270,7 @@ def test_sheet_doubt_is_kept_for_reconciliation():
     rows = [str(i) for i in range(1, 11)]
     typed = read_table(_table(rows, set(rows[:4])))  # a typed 120 is easy: little doubt
     assert 0.0 <= typed.meta["doubt"] < 0.05
+    assert typed.meta["photo"] is False  # a scan's table: reconciliation's photo rules stay off
 
 
 def test_faxed_dealer_letters_are_never_a_wrong_letter_read_surely():
