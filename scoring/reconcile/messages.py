@@ -183,6 +183,11 @@ def rescan(unread: int, written: int) -> str:
             "photo (pencil often does not survive a fax).")
 
 
+def unread_filled(shown) -> str:
+    """Review: a number the reader could not read on a photo, filled in by the arithmetic."""
+    return f"hard to read in this photo; the arithmetic gives {shown}: check it"
+
+
 def beside_missing(shown, why: str) -> str:
     """Review: a number of a deal part of which the picture does not show readably (``why``)."""
     return f"read as {shown}, but part of this deal is hidden ({why}): check this number"

@@ -103,6 +103,27 @@ def _blank_p(cell: CellReading) -> float:
     return max((float(p) for v, p in cell.candidates if v == 0), default=0.0)
 
 
+def apply_unread(reading: SheetReading, sheet: ReconciledSheet,
+                 settings: RescanSettings = DEFAULT.rescan) -> ReconciledSheet:
+    """``sheet`` of a photo (reading.meta["photo"]) with each number the reader saw ink in but could
+    not read (its likeliest reading "none of these") and the arithmetic filled in review: on a photo
+    the arithmetic of misread neighbours fills such a cell wrong as readily as right."""
+    if not reading.meta.get("photo") or not settings.photo_unread_filled:
+        return sheet
+    asked = {(item.deal, item.column) for item in sheet.review}
+    cells = {(row.deal, col): cell for row in reading.rows for col, cell in row.cells.items()}
+    for row in sheet.rows:
+        for col in NUMBER_COLUMNS:
+            value, cell = row.values.get(col), cells.get((row.deal, col))
+            if (value not in (None, 0) and (row.deal, col) not in asked and cell is not None
+                    and not cell.blank and cell.candidates and cell.best is None):
+                sure = round(row.confidence.get(col, 0.0), 4)
+                sheet.review.append(ReviewItem(row.deal, col, [(value, sure)],
+                                               messages.unread_filled(value)))
+    sheet.review.sort(key=lambda r: (r.deal if r.deal is not None else 10**6, r.column))
+    return sheet
+
+
 def apply_doubtful(reading: SheetReading, sheet: ReconciledSheet,
                    settings: RescanSettings = DEFAULT.rescan) -> ReconciledSheet:
     """``sheet`` of a photo (reading.meta["photo"]) with at least RescanSettings.photo_doubt_share

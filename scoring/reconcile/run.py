@@ -16,7 +16,7 @@ from scoring.reconcile.cells import cell_model, is_empty, sheet_temperature, tot
 from scoring.reconcile.check import DealChecker, checker_for
 from scoring.reconcile.decode import DealInput, Hypothesis, decode
 from scoring.reconcile.look import Look, looked_again
-from scoring.reconcile.partial import apply_doubtful, apply_missing, apply_small
+from scoring.reconcile.partial import apply_doubtful, apply_missing, apply_small, apply_unread
 from scoring.reconcile.rescan import rescan_advice
 from scoring.reconcile.settings import DEFAULT, ReconcileSettings
 from scoring.reconcile.trust import trusted
@@ -123,6 +123,7 @@ def _reconciled(reading: SheetReading, rules, settings: ReconcileSettings, check
         add_explanations(sheet, shown, rules)
     sheet = apply_missing(reading, sheet, settings.rescan)  # a picture not showing all the sheet
     sheet = apply_small(reading, sheet, settings.rescan)  # writing too small to read surely
+    sheet = apply_unread(reading, sheet, settings.rescan)  # a photo's unread cells filled in
     return apply_doubtful(reading, sheet, settings.rescan)  # a photo misread too much to trust
 
 

@@ -249,6 +249,9 @@ class RescanSettings:
     # the numbers shown of a deal with cells under glare or too faint go to review too
     # (partial.apply_missing)
     beside_missing: bool = True
+    # on a photo, a number the reader could not read (ink, but its likeliest reading "none of
+    # these") that the arithmetic filled goes to review (partial.apply_unread)
+    photo_unread_filled: bool = True
 
 
 @dataclass(frozen=True)

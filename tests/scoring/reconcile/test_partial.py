@@ -133,3 +133,23 @@ def test_the_numbers_shown_beside_cells_under_glare_are_in_review_too():
     assert (5, "cum_ns") not in {(r["deal"], r["column"]) for r in quiet["review"]}
     outside = reconcile(_reading(30, [Missing([30], Missing.OUTSIDE, ("cum_ns",))]), explain=False).to_json()
     assert (30, "ns") not in {(r["deal"], r["column"]) for r in outside["review"]}
+
+
+def test_a_photos_number_the_reader_could_not_read_and_the_arithmetic_filled_is_in_review():
+    """Deal 7's N/S score on a photo: ink the reader could not read ("none of these" likeliest), the
+    arithmetic fills 100 between the cumulatives.  On a photo that goes to review (misread
+    neighbours fill such cells wrong as readily); on a scan, as the arithmetic decides."""
+    def reading(photo: bool) -> SheetReading:
+        r = _reading(30, [])
+        r.rows[6].cells["ns"] = CellReading([(None, 0.6), (700, 0.2), (100, 0.1)])
+        if photo:
+            r.meta["photo"] = True
+        return r
+
+    out = reconcile(reading(True), explain=False).to_json()
+    assert {r["deal"]: r for r in out["rows"]}[7]["ns"] == 100
+    items = {(r["deal"], r["column"]): r["reason"] for r in out["review"]}
+    assert (7, "ns") in items and "the arithmetic gives 100" in items[(7, "ns")]
+    scan = reconcile(reading(False), explain=False).to_json()
+    assert {r["deal"]: r for r in scan["rows"]}[7]["ns"] == 100
+    assert (7, "ns") not in {(r["deal"], r["column"]) for r in scan["review"]}
