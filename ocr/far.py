@@ -4,6 +4,7 @@ a closer photo instead of told that no table was found (the table may well be th
 
 from __future__ import annotations
 
+import cv2
 import numpy as np
 
 from ocr.data import InputError, Page
@@ -29,9 +30,15 @@ def too_far(page: Page, source: str, settings: GeometrySettings) -> InputError |
     """The error to give for a photo on which no table was found whose sheet's rows would be under
     GeometrySettings.far_sheet_row_px high (as the reader puts a found table's rows that small in
     review: ocr/legible.py); None for a scan, or a sheet near enough (the error found stands)."""
-    if settings.far_sheet_row_px <= 0 or not is_photo(page.image, settings):
-        return None
-    px = row_px(page, settings)
+    img = page.image
+    if settings.far_sheet_row_px <= 0 or img is None or img.ndim != 3 or min(img.shape[:2]) < 50:
+        return None  # (no usable picture: straighten's own error stands)
+    try:
+        if not is_photo(img, settings):
+            return None
+        px = row_px(page, settings)
+    except (ValueError, IndexError, ZeroDivisionError, np.linalg.LinAlgError, cv2.error):
+        return None  # odd geometry: the error found stands
     if px is None or px >= settings.far_sheet_row_px:
         return None
     return InputError(f"{source}: the sheet is too small in this photo to be read (its rows about {px:.0f} "

@@ -35,3 +35,12 @@ def test_a_near_sheet_or_a_scan_keeps_its_own_error():
     scan = np.full((1400, 1000, 3), 255, np.uint8)
     cv2.rectangle(scan, (100, 100), (300, 140), (0, 0, 0), -1)  # a little text, white all round
     assert too_far(Page(source="scan.png", index=0, image=scan), "scan.png", GeometrySettings()) is None
+
+
+def test_a_page_without_a_usable_picture_keeps_its_own_error():
+    """No picture, a grey one, a sliver: nothing to judge, no crash -- straighten's error stands."""
+    for image in (None, np.full((40, 900, 3), 120, np.uint8), np.full((600, 400), 200, np.uint8)):
+        assert too_far(Page(source="odd.png", index=0, image=image), "odd.png", GeometrySettings()) is None
+    ok, png = cv2.imencode(".png", np.full((30, 30, 3), 90, np.uint8))
+    error = next(iter(read_file("tiny.png", data=png.tobytes(), name="tiny.png"))).error
+    assert error is not None and "too small in this photo" not in error
