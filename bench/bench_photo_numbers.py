@@ -25,7 +25,8 @@ writing is a few pixels high whatever the reader does.
 
 ``--small-writing-px 0`` reads as before the small-writing check (ocr/legible.py) for a before/after
 from one tree; ``--faint-unread-share 1.01`` as before its "too faint or blurred" rule.  Right numbers
-that are in review anyway (the review's cost) are counted too.
+that are in review anyway (the review's cost) are counted too, and the written numbers in review a
+photo (median, 90th percentile): the organiser's load.
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ import argparse
 import json
 import math
 import os
+import statistics
 import sys
 from collections import Counter
 from pathlib import Path
@@ -194,6 +196,11 @@ def main(argv: list[str] | None = None) -> int:
         print(f"\n{name}: {len(rs)} photos, {n} written numbers, right {total['right']} "
               f"({100.0 * total['right'] / max(1, n):.1f} %; {seen['right, asked']} of them in review); "
               f"wrong but asked {seen['asked']}, wrong and shown as sure {seen['silent']}")
+        # the organiser's load: the written numbers a photo's review asks about, right or wrong
+        load = sorted(r.get("shown", {}).get("asked", 0) + r.get("shown", {}).get("right, asked", 0) for r in rs)
+        if load:
+            print(f"  numbers in review a photo: median {statistics.median(load):g}, "
+                  f"90th percentile {load[math.ceil(0.9 * len(load)) - 1]}")
         for cls, k in total.most_common():
             if cls != "right":
                 print(f"  {k:5d}  {cls}  (photos: {sum(1 for r in rs if r['numbers'].get(cls))})")
