@@ -235,14 +235,19 @@ def _spaced_widths(grid: TableGrid) -> TableGrid:
     apart, so its cells' own proportions make the columns too wide."""
     n = grid.nodes
     across = np.hypot(*np.moveaxis(n[:, 1:] - n[:, :-1], -1, 0))
-    down = np.hypot(*np.moveaxis(n[1:] - n[:-1], -1, 0))
-    if not np.isfinite(down).any() or not np.isfinite(across).any():
+    pitch = _pitch(grid)
+    if pitch is None or not np.isfinite(across).any():
         return grid
-    pitch = float(np.nanmedian(down))
     with np.errstate(all="ignore"):
         widths = np.array([np.nanmedian(col) if np.isfinite(col).any() else np.nan for col in across.T]) / pitch
     widths = np.where(np.isfinite(widths), widths, grid.widths)
     return TableGrid(grid.nodes, grid.count, widths, grid.cells, grid.found)
+
+
+def _pitch(grid: TableGrid) -> float | None:
+    """The median distance between ``grid``'s crossings one row apart (None: no two are known)."""
+    down = np.hypot(*np.moveaxis(grid.nodes[1:] - grid.nodes[:-1], -1, 0))
+    return float(np.nanmedian(down)) if np.isfinite(down).any() else None
 
 
 def second_grid(grey: np.ndarray, level: int, model: TableModel, grid: TableGrid,
@@ -368,10 +373,8 @@ def row_pitch(img: np.ndarray, settings: GeometrySettings, min_cells: int = 1) -
     _, grey, grid, _ = _analyse(ana, settings)
     if grid is None:
         grid, _ = first_grid(grey, settings, thick=True)
-    if grid is None or grid.cells < min_cells:
-        return None
-    down = np.hypot(*np.moveaxis(grid.nodes[1:] - grid.nodes[:-1], -1, 0))
-    return float(np.nanmedian(down)) / a if np.isfinite(down).any() else None
+    pitch = None if grid is None or grid.cells < min_cells else _pitch(grid)
+    return None if pitch is None else pitch / a
 
 
 def straighten_photo(page: Page, settings: GeometrySettings | None = None,

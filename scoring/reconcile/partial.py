@@ -11,6 +11,7 @@ it in doubt (apply_doubtful)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
 
 from scoring.formspec import NUMBER_COLUMNS
@@ -40,17 +41,10 @@ def apply_missing(reading: SheetReading, sheet: ReconciledSheet,
     if settings.beside_missing:
         # a deal's numbers shown beside its cells the glare or blur hid: the light that washed those
         # out dimmed these too, and with its score unseen nothing checks its cumulative
-        asked = {(item.deal, item.column) for item in sheet.review}
         hidden = {deal: gap["message"] for gap in missing if gap.get("reason") in DIMMED
                   for deal in gap["deals"]}
-        for row in sheet.rows:
-            for col in NUMBER_COLUMNS:
-                value = row.values.get(col)
-                if row.deal in hidden and value is not None and (row.deal, col) not in asked:
-                    sure = round(row.confidence.get(col, 0.0), 4)
-                    why_not = messages.beside_missing(value, hidden[row.deal])
-                    sheet.review.append(ReviewItem(row.deal, col, [(value, sure)], why_not))
-        sheet.review.sort(key=lambda r: (r.deal if r.deal is not None else 10**6, r.column))
+        _ask(sheet, lambda deal, col, value: messages.beside_missing(value, hidden[deal])
+             if deal in hidden and value is not None else None)
     last = max((r.deal for r in reading.rows), default=None)
     if last is not None and any((last, key) in why for key in ("cum_ns", "cum_ew")):
         sheet.totals = {"ns": None, "ew": None}
@@ -74,16 +68,8 @@ def apply_small(reading: SheetReading, sheet: ReconciledSheet,
         return sheet
     deals = set(small["deals"])
     cause = small.get("cause", "small")
-    asked = {(item.deal, item.column) for item in sheet.review}
-    for row in sheet.rows:
-        if row.deal not in deals:
-            continue
-        for col in NUMBER_COLUMNS:
-            if (row.deal, col) not in asked:
-                value = row.values.get(col)
-                shown = [(value, round(row.confidence.get(col, 0.0), 4))]
-                item = ReviewItem(row.deal, col, shown, messages.small_writing(value, cause))
-                sheet.review.append(item)
+    _ask(sheet, lambda deal, col, value: messages.small_writing(value, cause)
+         if deal in deals else None)
     # rows after the last one shown (read empty, so left off): a cell not surely blank may hold
     # writing the reader could not see
     last = max((row.deal for row in sheet.rows), default=0)
@@ -94,7 +80,7 @@ def apply_small(reading: SheetReading, sheet: ReconciledSheet,
                 if cell is None or not (cell.blank and _blank_p(cell) >= settings.small_blank_sure):
                     sheet.review.append(ReviewItem(row.deal, col, [(None, 0.0)],
                                                    messages.small_writing(None, cause)))
-    sheet.review.sort(key=lambda r: (r.deal if r.deal is not None else 10**6, r.column))
+    _in_order(sheet)
     sheet.rescan = small["message"]  # in place of a scan's "too faint": the cause and the cure told
     return sheet
 
@@ -110,17 +96,14 @@ def apply_unread(reading: SheetReading, sheet: ReconciledSheet,
     the arithmetic of misread neighbours fills such a cell wrong as readily as right."""
     if not reading.meta.get("photo") or not settings.photo_unread_filled:
         return sheet
-    asked = {(item.deal, item.column) for item in sheet.review}
     cells = {(row.deal, col): cell for row in reading.rows for col, cell in row.cells.items()}
-    for row in sheet.rows:
-        for col in NUMBER_COLUMNS:
-            value, cell = row.values.get(col), cells.get((row.deal, col))
-            if (value not in (None, 0) and (row.deal, col) not in asked and cell is not None
-                    and not cell.blank and cell.candidates and cell.best is None):
-                sure = round(row.confidence.get(col, 0.0), 4)
-                sheet.review.append(ReviewItem(row.deal, col, [(value, sure)],
-                                               messages.unread_filled(value)))
-    sheet.review.sort(key=lambda r: (r.deal if r.deal is not None else 10**6, r.column))
+
+    def unread(deal: int, col: str) -> bool:  # ink the reader saw, "none of these" its likeliest
+        cell = cells.get((deal, col))
+        return cell is not None and not cell.blank and bool(cell.candidates) and cell.best is None
+
+    _ask(sheet, lambda deal, col, value: messages.unread_filled(value)
+         if value not in (None, 0) and unread(deal, col) else None)
     return sheet
 
 
@@ -138,14 +121,28 @@ def apply_doubtful(reading: SheetReading, sheet: ReconciledSheet,
     doubtful = sum(cell in asked for cell in shown)
     if doubtful < settings.rescan_min or doubtful < settings.photo_doubt_share * len(shown):
         return sheet
-    for row in sheet.rows:
-        for col in NUMBER_COLUMNS:
-            value = row.values.get(col)
-            if value is not None and (row.deal, col) not in asked:
-                sure = round(row.confidence.get(col, 0.0), 4)
-                sheet.review.append(ReviewItem(row.deal, col, [(value, sure)],
-                                               messages.small_writing(value, "faint")))
-    sheet.review.sort(key=lambda r: (r.deal if r.deal is not None else 10**6, r.column))
+    _ask(sheet, lambda deal, col, value: messages.small_writing(value, "faint")
+         if value is not None else None)
     if sheet.rescan is None:  # (a photo sent back already keeps its reason)
         sheet.rescan = messages.doubtful_photo(doubtful / len(shown))
     return sheet
+
+
+def _ask(sheet: ReconciledSheet, reason: Callable[[int, str, object], str | None]) -> None:
+    """A review item on each number cell of ``sheet``'s rows that no item asks about yet and that
+    ``reason(deal, column, value shown)`` gives a reason for (None: not asked), with the value shown
+    and its confidence; the review then in the sheet's order."""
+    asked = {(item.deal, item.column) for item in sheet.review}
+    for row in sheet.rows:
+        for col in NUMBER_COLUMNS:
+            value = row.values.get(col)
+            why = None if (row.deal, col) in asked else reason(row.deal, col, value)
+            if why is not None:
+                shown = [(value, round(row.confidence.get(col, 0.0), 4))]
+                sheet.review.append(ReviewItem(row.deal, col, shown, why))
+    _in_order(sheet)
+
+
+def _in_order(sheet: ReconciledSheet) -> None:
+    """``sheet``'s review items by deal (the sheet's own last), then column."""
+    sheet.review.sort(key=lambda r: (r.deal if r.deal is not None else 10**6, r.column))
