@@ -91,7 +91,7 @@ def read_all(images: list[np.ndarray], settings: ReaderSettings) -> list[tuple |
 
 # characters the second reader's frames keep in a cache: the networks' symbols, what
 # second_ignored / second_as_one may name, and marks that look like a digit
-KEPT = ALPHABET + ".,'`·:;/_-—–=~ |\\lIi!()[]{}oOQDzZsSbgqBGT?"
+KEPT = ALPHABET + ".,'`·:;/_-—–=~ |\\lIi!()[]{}oOQDzZsSbgqBGT?ØøΦφθ$&"
 
 
 @lru_cache(maxsize=1)
@@ -104,7 +104,8 @@ def _narrow(second: LineReader) -> tuple[LineReader, list[int]]:
 
 def second_frames(narrow: np.ndarray, settings: ReaderSettings) -> np.ndarray:
     """A cached cell's second-reader frames mapped to the networks' symbols as ``settings`` map them."""
-    return _narrow(default_reader())[0].mapped(narrow, ALPHABET, settings.second_ignored, settings.second_as_one)
+    return _narrow(default_reader())[0].mapped(narrow, ALPHABET, settings.second_ignored, settings.second_as_one,
+                                                settings.second_as_digit)
 
 
 _COMBINED: dict[tuple, list] = {}
@@ -121,13 +122,13 @@ def readings(read: list[tuple | None], settings: ReaderSettings) -> list:
         f, fr, narrow = r
         ask = settings.use_second and (not f or f[0][1] < settings.second_unsure)
         if ask:
-            mkey = (id(r), settings.second_ignored, settings.second_as_one)
+            mkey = (id(r), settings.second_ignored, settings.second_as_one, settings.second_as_digit)
             if mkey not in _MAPPED:
                 _MAPPED[mkey] = second_frames(narrow, settings)
             lp = _MAPPED[mkey]
             key = mkey + (settings.second_share, settings.nets_weight, settings.second_weight,
                           settings.second_lost, settings.second_share_lost, settings.second_sure, settings.second_share_sure,
-                          settings.second_none)
+                          settings.second_none, settings.second_sure_any_length)
             if key not in _COMBINED:  # the same combination under another threshold or power
                 _COMBINED[key] = combine(f, lp, fr, settings)
             found = tempered(_COMBINED[key], settings.combined_power)

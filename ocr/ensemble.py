@@ -159,7 +159,8 @@ def number_strings(inputs: np.ndarray, cuts: list[Cut | None], first: list[np.nd
     if ask:
         crops = [second_crop(cuts[i], settings) for i in ask]
         def mapped(probs: np.ndarray) -> np.ndarray:
-            return second.mapped(probs, ALPHABET, settings.second_ignored, settings.second_as_one)
+            return second.mapped(probs, ALPHABET, settings.second_ignored, settings.second_as_one,
+                                 settings.second_as_digit)
 
         for i, lp in zip(ask, second.probs(crops, settings.second_min_width, settings.second_batch, keep=mapped),
                          strict=True):
@@ -197,8 +198,8 @@ def combine(nets: list[tuple[str, float]], second_lp: np.ndarray, first_lp: np.n
     second reader's by the CTC forward pass over its frames ``second_lp`` -- and mixed, the second
     reader's share ``second_share`` (``second_share_lost`` where the networks' best is below
     ``second_lost``, at least ``second_share_sure`` where the second reader's best is at least
-    ``second_sure``, surer than the networks' and of another number of digits; their "none of
-    these" times ``second_none``), or with ``second_share`` 0 combined as p_nets ** nets_weight x
+    ``second_sure`` and surer than the networks' -- of another number of digits unless
+    ``second_sure_any_length``; their "none of these" times ``second_none``), or with ``second_share`` 0 combined as p_nets ** nets_weight x
     p_second ** second_weight, with "none of these" (the mass each left off the listed strings) combined
     alike; renormalised, so the strings' total is what the readers together did not leave to
     "none"."""
@@ -218,14 +219,13 @@ def combine(nets: list[tuple[str, float]], second_lp: np.ndarray, first_lp: np.n
         number = bool(proposed) and proposed[0].strip("-").lstrip("0") != "" and zero < settings.second_lost
         lost = number and (not nets or nets[0][1] < settings.second_lost)
         w = max(settings.second_share, settings.second_share_lost) if lost else settings.second_share
-        # the readers disagree on how many digits are written, and the second reader, sure of its
-        # number, is surer than the networks: its reading leads (on hands unlike their training's
-        # the networks read a stroke as an extra digit; which digit it is, they read the sheets'
-        # own hands better -- bench/RESULTS-read.md)
+        # the second reader, sure of its number, is surer than the networks: its reading leads (on
+        # hands unlike their training's the networks read a stroke as an extra digit or one digit
+        # for another -- bench/RESULTS-read.md)
         k = int(np.argmax(p_second)) if len(p_second) else -1
         best_nets = nets[0][0].strip("-") if nets else ""
         if number and k >= 0 and p_second[k] >= settings.second_sure and p_second[k] > (nets[0][1] if nets else 0.0) \
-                and len(strings[k].strip("-")) != len(best_nets):
+                and (settings.second_sure_any_length or len(strings[k].strip("-")) != len(best_nets)):
             w = max(w, settings.second_share_sure)
         q = (1 - w) * np.append(p_nets, left[0]) / (p_nets.sum() + left[0]) + w * np.append(p_second, left[1]) / (p_second.sum() + left[1])
         q[-1] *= settings.second_none

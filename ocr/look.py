@@ -50,7 +50,7 @@ def second_look(table: Table, settings: ReaderSettings = DEFAULT,
         out: dict[tuple[str, str], dict[int | None, float]] = {}
         if not crops:
             return out
-        frames = [second.mapped(p, ALPHABET, settings.second_ignored)
+        frames = [second.mapped(p, ALPHABET, settings.second_ignored, settings.second_as_one, settings.second_as_digit)
                   for p in second.probs(crops, settings.second_min_width, settings.second_batch)]
         for where, vals, lp in zip(keys, values, frames, strict=True):
             # the values asked about, and the numbers the second reader itself reads there

@@ -92,32 +92,44 @@ class LineReader:
         return out  # type: ignore[return-value]
 
     def mapped(self, probs: np.ndarray, alphabet: str, ignored: str = DEFAULT.second_ignored,
-               as_one: str = DEFAULT.second_as_one) -> np.ndarray:
+               as_one: str = DEFAULT.second_as_one, as_digit: str = "") -> np.ndarray:
         """Log-probabilities over [CTC blank] + ``alphabet`` from full frames: the ``ignored``
         marks' (and the space's) probability goes to the blank, the ``as_one`` marks' to the digit
-        1 (a stroke many write a 1 as), every other character's is left out and the rest
-        renormalised -- the reader asked "which of these symbols, if any", as the cell networks are
-        (a symbol of ``alphabet`` among the ignored marks is never read)."""
-        cols, sep, one = self._columns(alphabet, ignored, as_one)
+        1 (a stroke many write a 1 as), each letter of ``as_digit``'s pairs ("S5 O0": a letter, then
+        the digit it is read for) to its digit -- taken from the letter's own column where
+        ``alphabet`` has it -- every other character's is left out and the rest renormalised: the
+        reader asked "which of these symbols, if any", as the cell networks are (a symbol of
+        ``alphabet`` among the ignored marks is never read)."""
+        cols, sep, one, alike = self._columns(alphabet, ignored, as_one, as_digit)
         out = np.empty((len(probs), len(alphabet) + 1), np.float64)
         out[:, 0] = probs[:, 0] + probs[:, sep].sum(axis=1)
         out[:, 1:] = np.where(cols >= 0, probs[:, np.maximum(cols, 0)], 0.0)
         if one and "1" in alphabet:
             out[:, 1 + alphabet.index("1")] += probs[:, one].sum(axis=1)
+        for at, src in alike:
+            out[:, at] += probs[:, src].sum(axis=1)
         out /= np.maximum(out.sum(axis=1, keepdims=True), 1e-30)
         return np.log(np.maximum(out, 1e-30))
 
-    def _columns(self, alphabet: str, ignored: str, as_one: str = "") -> tuple[np.ndarray, list[int], list[int]]:
+    def _columns(self, alphabet: str, ignored: str, as_one: str = "",
+                 as_digit: str = "") -> tuple[np.ndarray, list[int], list[int], list[tuple[int, list[int]]]]:
         """For :meth:`mapped`: the frames' column of each symbol of ``alphabet`` (-1: left out),
-        the columns that count as the blank and those that count as a 1, worked out once per reader
-        (the character list is 18,710 long: ~1.3 ms a cell when it was indexed for each)."""
-        key = (alphabet, ignored, as_one)
+        the columns that count as the blank, those that count as a 1 and, per digit, the look-alike
+        letters' columns that count as it, worked out once per reader (the character list is 18,710
+        long: ~1.3 ms a cell when it was indexed for each)."""
+        key = (alphabet, ignored, as_one, as_digit)
         if key not in self._maps:
             index = {c: i for i, c in enumerate(self.chars)}
+            pairs = [(p[0], p[1]) for p in as_digit.split() if len(p) == 2 and p[1] in alphabet and p[0] in index]
+            letters = {c for c, _ in pairs}
             ones = [index[c] for c in as_one if c in index and c not in alphabet]
-            cols = np.array([index[c] if c in index and c not in ignored else -1 for c in alphabet], np.intp)
-            blank = sorted({index[c] for c in ignored + " " if c in index and c not in as_one})
-            self._maps[key] = (cols, blank, sorted(set(ones)))
+            cols = np.array([index[c] if c in index and c not in ignored and c not in letters else -1
+                             for c in alphabet], np.intp)
+            blank = sorted({index[c] for c in ignored + " " if c in index and c not in as_one and c not in letters})
+            alike: dict[int, list[int]] = {}
+            for c, d in pairs:
+                alike.setdefault(1 + alphabet.index(d), []).append(index[c])
+            self._maps[key] = (cols, blank, sorted(set(ones)), sorted(alike.items()))
         return self._maps[key]
 
     def text(self, probs: np.ndarray) -> tuple[str, float]:
@@ -148,6 +160,10 @@ def mark(digest: str, settings: ReaderSettings = DEFAULT) -> str:
     if settings.second_share > 0 and settings.second_none != 1:
         rule += f"-none{settings.second_none:g}"
     ones = f"-one{len(settings.second_as_one)}" if settings.second_as_one else ""
+    if settings.second_as_digit:
+        ones += "-alike" + hashlib.sha256(settings.second_as_digit.encode()).hexdigest()[:6]
+    if settings.second_sure_any_length:
+        rule += "-anylen"
     return f"second-{digest}-below{settings.second_unsure:g}-{rule}-pad{settings.second_min_width}-digits{ones}"
 
 

@@ -297,11 +297,14 @@ class ReaderSettings:
     second_lost: float = 0.3
     second_share_lost: float = 0.7
     # ... and at least second_share_sure where the second reader's best string is at least
-    # second_sure, surer than the networks' best and of another length (>1: never; fitted on UNIPEN
-    # parts 1-2 and 60 generated sheets: where the two disagree on a digit, not on how many, the
-    # sheets' MNIST hand lost by it)
-    second_sure: float = 0.95
-    second_share_sure: float = 0.9
+    # second_sure and surer than the networks' best (>1: never), with second_sure_any_length also
+    # where the two read as many digits (else only where they disagree on how many).  Fitted on
+    # UNIPEN part 1 and 40 generated sheets by bench/fit_reader.py: at 0.95 on a digit the sheets'
+    # MNIST hand lost by it, at 0.98 nothing; a share of 0.9 made three of the benchmark sheets'
+    # misreads sure (>= 0.95), 0.7 none (bench/RESULTS-read.md, round 39)
+    second_sure: float = 0.98
+    second_share_sure: float = 0.7
+    second_sure_any_length: bool = True
     # the mixture's "none of these" (the mass both readers left off their strings) times this; 0.5
     # read real hands ~0.3-0.9 points better but made a scribbled-over cell a likely 0 instead of
     # "cannot read" (tests/review/test_browser.py's blotted sample): 1
@@ -341,6 +344,12 @@ class ReaderSettings:
     # "12/0"); off -- "/" gained on the fitting cells and held-out writers but lost a written
     # number on the benchmark sheets (bench/RESULTS-read.md)
     second_as_one: str = ""
+    # letters it reads that stand for a digit in a number cell, as pairs "letter digit": their
+    # probability goes to that digit instead of being lost.  A handwritten 5 read as "S" is its
+    # commonest non-digit reading of held-out UNIPEN writers' cells; OCR's other look-alikes (O0
+    # B8 G6 Z2 g9 ...) read the fitting cells no better and blurred 3-D photos worse
+    # (bench/RESULTS-read.md, round 39)
+    second_as_digit: str = "S5 s5"
 
     # -- cell preparation (ocr/prep.py); the networks were trained on cells cut with these --
     writing_ink: float = 0.35  # ink (0 paper .. 1 the cell's darkest) above this is writing ...

@@ -402,6 +402,32 @@ def test_a_one_written_as_a_slanted_bar_is_read_as_a_1_not_dropped():
     assert reader._columns(ALPHABET, "", "1/")[2] == [4]  # "1" itself is the digit's own column
 
 
+def test_a_digit_read_as_a_look_alike_letter_counts_as_that_digit():
+    """The model reads many a handwritten 5 as "S" and a 0 as "O"; in a number cell with
+    ``as_digit`` those letters' probability goes to their digits -- also where the cell alphabet
+    has the letter itself (the dealer's "S"), which then keeps none of it -- not lost to "none"."""
+    from ocr.ctc import ctc_nbest
+    from ocr.ensemble import NUMBER_SYMBOLS
+
+    reader = LineReader(("", "1", "S", "O", "5", "0", "x", " "), b"", "test")
+    probs = np.zeros((7, len(reader.chars)))
+    for t, c in enumerate((1, 0, 2, 0, 3, 0, 0)):  # "1", "S", "O" between blanks
+        probs[t, c] = 1.0
+    plain = reader.mapped(probs, ALPHABET, ignored=".")
+    read = [s for s, _ in ctc_nbest(plain, allowed=NUMBER_SYMBOLS)]
+    assert "150" not in read  # the S stays the letter, the O is nothing: no number reads 150
+    alike = reader.mapped(probs, ALPHABET, ignored=".", as_digit="S5 O0 x")  # "x": no pair, ignored
+    best = ctc_nbest(alike, allowed=NUMBER_SYMBOLS)[0]
+    assert best[0] == "150" and best[1] == pytest.approx(1.0)
+    assert np.exp(alike[2, ALPHABET.index("S") + 1]) < 1e-20
+    probs[2] = 0.0
+    probs[2, [2, 4]] = 0.6, 0.4  # mostly "S", some "5": all of it the digit
+    assert np.exp(reader.mapped(probs, ALPHABET, as_digit="S5")[2, ALPHABET.index("5") + 1]) == pytest.approx(1.0)
+    from ocr.ppocr import mark
+
+    assert mark("d", ReaderSettings(second_as_digit="S5")) != mark("d", ReaderSettings())
+
+
 def test_the_second_reader_leads_where_it_is_sure_and_the_networks_are_not():
     nets = [("130", 0.8), ("30", 0.1)]  # fairly unsure, not lost; the two disagree on how many digits
     second, first = _frames(_path("30"), 0.999), _frames(_path("130"), 0.6)
@@ -416,10 +442,12 @@ def test_the_second_reader_leads_where_it_is_sure_and_the_networks_are_not():
     nothing = _frames([0] * 9, 0.9999)
     assert combine(nets, nothing, first, ReaderSettings(second_sure=0.9, second_share_sure=0.9)) == \
         combine(nets, nothing, first, ReaderSettings(second_sure=1.01))
-    # nor where they disagree on a digit, not on how many (the sheets' own hands: the networks know them)
+    # where they disagree on a digit, not on how many, only with second_sure_any_length
     digit = _frames(_path("170"), 0.999)
-    assert combine(nets, digit, first, ReaderSettings(second_sure=0.95, second_share_sure=0.9)) == \
-        combine(nets, digit, first, ReaderSettings(second_sure=1.01))
+    same = ReaderSettings(second_sure=0.95, second_share_sure=0.9, second_sure_any_length=False)
+    assert combine(nets, digit, first, same) == combine(nets, digit, first, ReaderSettings(second_sure=1.01))
+    anylen = combine(nets, digit, first, replace(same, second_sure_any_length=True))
+    assert anylen[0][0] == "170" and anylen[0][1] > 0.8
     # "none of these" left by both readers is scaled by second_none, the strings' order kept
     half = combine(nets, digit, first, ReaderSettings(second_none=0.5))
     whole = combine(nets, digit, first, ReaderSettings(second_none=1.0))
