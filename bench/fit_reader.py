@@ -128,7 +128,7 @@ def readings(read: list[tuple | None], settings: ReaderSettings) -> list:
             lp = _MAPPED[mkey]
             key = mkey + (settings.second_share, settings.nets_weight, settings.second_weight,
                           settings.second_lost, settings.second_share_lost, settings.second_sure, settings.second_share_sure,
-                          settings.second_none, settings.second_sure_any_length)
+                          settings.second_none, settings.second_sure_same)
             if key not in _COMBINED:  # the same combination under another threshold or power
                 _COMBINED[key] = combine(f, lp, fr, settings)
             found = tempered(_COMBINED[key], settings.combined_power)

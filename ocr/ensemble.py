@@ -198,8 +198,8 @@ def combine(nets: list[tuple[str, float]], second_lp: np.ndarray, first_lp: np.n
     second reader's by the CTC forward pass over its frames ``second_lp`` -- and mixed, the second
     reader's share ``second_share`` (``second_share_lost`` where the networks' best is below
     ``second_lost``, at least ``second_share_sure`` where the second reader's best is at least
-    ``second_sure`` and surer than the networks' -- of another number of digits unless
-    ``second_sure_any_length``; their "none of these" times ``second_none``), or with ``second_share`` 0 combined as p_nets ** nets_weight x
+    ``second_sure`` and surer than the networks' where the two read another number of digits, at
+    least ``second_sure_same`` where as many; their "none of these" times ``second_none``), or with ``second_share`` 0 combined as p_nets ** nets_weight x
     p_second ** second_weight, with "none of these" (the mass each left off the listed strings) combined
     alike; renormalised, so the strings' total is what the readers together did not leave to
     "none"."""
@@ -224,8 +224,8 @@ def combine(nets: list[tuple[str, float]], second_lp: np.ndarray, first_lp: np.n
         # for another -- bench/RESULTS-read.md)
         k = int(np.argmax(p_second)) if len(p_second) else -1
         best_nets = nets[0][0].strip("-") if nets else ""
-        if number and k >= 0 and p_second[k] >= settings.second_sure and p_second[k] > (nets[0][1] if nets else 0.0) \
-                and (settings.second_sure_any_length or len(strings[k].strip("-")) != len(best_nets)):
+        sure = settings.second_sure if k >= 0 and len(strings[k].strip("-")) != len(best_nets) else settings.second_sure_same
+        if number and k >= 0 and p_second[k] >= sure and p_second[k] > (nets[0][1] if nets else 0.0):
             w = max(w, settings.second_share_sure)
         q = (1 - w) * np.append(p_nets, left[0]) / (p_nets.sum() + left[0]) + w * np.append(p_second, left[1]) / (p_second.sum() + left[1])
         q[-1] *= settings.second_none

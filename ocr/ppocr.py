@@ -162,8 +162,8 @@ def mark(digest: str, settings: ReaderSettings = DEFAULT) -> str:
     ones = f"-one{len(settings.second_as_one)}" if settings.second_as_one else ""
     if settings.second_as_digit:
         ones += "-alike" + hashlib.sha256(settings.second_as_digit.encode()).hexdigest()[:6]
-    if settings.second_sure_any_length:
-        rule += "-anylen"
+    if settings.second_share > 0 and settings.second_sure_same <= 1:
+        rule += f"-same{settings.second_sure_same:g}"
     return f"second-{digest}-below{settings.second_unsure:g}-{rule}-pad{settings.second_min_width}-digits{ones}"
 
 

@@ -296,15 +296,15 @@ class ReaderSettings:
     # generated sheets by bench/fit_reader.py: there the MNIST hand lost nothing by it)
     second_lost: float = 0.3
     second_share_lost: float = 0.7
-    # ... and at least second_share_sure where the second reader's best string is at least
-    # second_sure and surer than the networks' best (>1: never), with second_sure_any_length also
-    # where the two read as many digits (else only where they disagree on how many).  Fitted on
-    # UNIPEN part 1 and 40 generated sheets by bench/fit_reader.py: at 0.95 on a digit the sheets'
-    # MNIST hand lost by it, at 0.98 nothing; a share of 0.9 made three of the benchmark sheets'
-    # misreads sure (>= 0.95), 0.7 none (bench/RESULTS-read.md, round 39)
+    # ... and at least second_share_sure where the second reader's best string is surer than the
+    # networks' best and at least second_sure sure where the two read another number of digits,
+    # second_sure_same where as many (>1: never).  Fitted on UNIPEN part 1 and 40 generated sheets
+    # by bench/fit_reader.py: at 0.95 (either) the sheets' MNIST hand lost by it, at 0.98 nothing;
+    # a share of 0.9 made three of the benchmark sheets' misreads sure (>= 0.95), 0.7 none
+    # (bench/RESULTS-read.md, round 39)
     second_sure: float = 0.98
+    second_sure_same: float = 0.98
     second_share_sure: float = 0.7
-    second_sure_any_length: bool = True
     # the mixture's "none of these" (the mass both readers left off their strings) times this; 0.5
     # read real hands ~0.3-0.9 points better but made a scribbled-over cell a likely 0 instead of
     # "cannot read" (tests/review/test_browser.py's blotted sample): 1

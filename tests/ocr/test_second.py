@@ -442,12 +442,13 @@ def test_the_second_reader_leads_where_it_is_sure_and_the_networks_are_not():
     nothing = _frames([0] * 9, 0.9999)
     assert combine(nets, nothing, first, ReaderSettings(second_sure=0.9, second_share_sure=0.9)) == \
         combine(nets, nothing, first, ReaderSettings(second_sure=1.01))
-    # where they disagree on a digit, not on how many, only with second_sure_any_length
+    # where they disagree on a digit, not on how many, only at second_sure_same
     digit = _frames(_path("170"), 0.999)
-    same = ReaderSettings(second_sure=0.95, second_share_sure=0.9, second_sure_any_length=False)
-    assert combine(nets, digit, first, same) == combine(nets, digit, first, ReaderSettings(second_sure=1.01))
-    anylen = combine(nets, digit, first, replace(same, second_sure_any_length=True))
+    same = ReaderSettings(second_sure=0.95, second_share_sure=0.9, second_sure_same=1.01)
+    assert combine(nets, digit, first, same) == combine(nets, digit, first, ReaderSettings(second_sure=1.01, second_sure_same=1.01))
+    anylen = combine(nets, digit, first, replace(same, second_sure_same=0.99))
     assert anylen[0][0] == "170" and anylen[0][1] > 0.8
+    assert combine(nets, digit, first, replace(same, second_sure_same=0.9995)) == combine(nets, digit, first, same)
     # "none of these" left by both readers is scaled by second_none, the strings' order kept
     half = combine(nets, digit, first, ReaderSettings(second_none=0.5))
     whole = combine(nets, digit, first, ReaderSettings(second_none=1.0))
