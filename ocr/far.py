@@ -17,13 +17,44 @@ PAGE_LONG_MM = 297.0  # A4's long side
 
 def row_px(page: Page, settings: GeometrySettings) -> float | None:
     """About how many photo pixels a deal row of the sheet on ``page`` is high, at its nearest: from
-    the paper's outline where it shows (its longest side, A4), else from the lattice of the table's
-    rulings (its rows' median pitch); None when neither is found."""
+    the paper's outline where it shows (its longest side, A4), else the larger of what the paper's
+    bright patch (:func:`paper_patch`) and the lattice of the table's rulings (its rows' median
+    pitch) give -- a shadowed sheet's patch is part of it, and a sheet is called far only when
+    neither says it is near; None when none is found."""
     quad = paper_corners(page.image, settings)
     if quad is not None:
         q = np.asarray(quad, np.float64).reshape(4, 2)
         return max(float(np.linalg.norm(q[i] - q[(i + 1) % 4])) for i in range(4)) * ROW_MM / PAGE_LONG_MM
-    return row_pitch(page.image, settings, settings.far_sheet_cells)
+    patch = paper_patch(page.image, settings)
+    found = [v for v in (None if patch is None else patch * ROW_MM / PAGE_LONG_MM,
+                         row_pitch(page.image, settings, settings.far_sheet_cells)) if v is not None]
+    return max(found) if found else None
+
+
+def paper_patch(image: np.ndarray, settings: GeometrySettings) -> float | None:
+    """The long side in photo pixels of the paper as a bright, colourless patch (a curled or dim
+    sheet whose outline has no four corners to find): the largest connected part of the pixels as
+    bright as the photo's ``far_patch_bright`` percentile and less saturated than
+    ``far_patch_saturation``, its smallest enclosing rectangle.  None when that part is under
+    ``far_patch_area`` of the photo or holds under ``far_patch_share`` of such pixels (other papers,
+    or a shadow splitting the sheet: its size would be a part's)."""
+    h, w = image.shape[:2]
+    k = min(1.0, settings.far_patch_long / max(h, w))
+    small = cv2.resize(image, None, fx=k, fy=k, interpolation=cv2.INTER_AREA) if k < 1 else image
+    hsv = cv2.cvtColor(small, cv2.COLOR_BGR2HSV)
+    value, sat = hsv[..., 2], hsv[..., 1]
+    mask = ((value >= np.percentile(value, settings.far_patch_bright)) & (sat < settings.far_patch_saturation))
+    mask = cv2.morphologyEx(mask.astype(np.uint8), cv2.MORPH_CLOSE, np.ones((9, 9), np.uint8))
+    n, labels, stats, _ = cv2.connectedComponentsWithStats(mask)
+    if n < 2:
+        return None
+    best = 1 + int(np.argmax(stats[1:, cv2.CC_STAT_AREA]))
+    area = int(stats[best, cv2.CC_STAT_AREA])
+    if area < settings.far_patch_area * mask.size or area < settings.far_patch_share * int(stats[1:, cv2.CC_STAT_AREA].sum()):
+        return None
+    ys, xs = np.nonzero(labels == best)
+    _, (a, b), _ = cv2.minAreaRect(np.column_stack([xs, ys]).astype(np.float32))
+    return max(a, b) / k
 
 
 def too_far(page: Page, source: str, settings: GeometrySettings) -> InputError | None:

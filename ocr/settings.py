@@ -172,11 +172,22 @@ class GeometrySettings:
     #   lost, and the outline's lattice can put its rows one off there
     photo_paper_seed_share: float = 0.4
     # a photo on which no table is found, its sheet's rows (from its paper's outline, else its
-    #   rulings' lattice of at least far_sheet_cells cells) under this many photo pixels high, is
-    #   asked for again from closer rather than called tableless: the reader would put rows that
-    #   small in review anyway (ReaderSettings.small_writing_px; ocr/far.py); 0 turns it off
+    #   bright patch, else its rulings' lattice of at least far_sheet_cells cells) under this many
+    #   photo pixels high, is asked for again from closer rather than called tableless: the
+    #   reader would put rows that small in review anyway (ReaderSettings.small_writing_px;
+    #   ocr/far.py); 0 turns it off
     far_sheet_row_px: float = 20.0
     far_sheet_cells: int = 12
+    #   ... the paper, where its outline is not found, as the photo's largest bright patch of little
+    #   colour (ocr/far.py paper_patch): pixels at least as bright as this percentile of the photo
+    #   (a far sheet covers ~10-30 % of it), under this saturation (0-255), sought on the photo
+    #   shrunk to this long side; a patch under this share of the photo or of all such pixels is
+    #   not trusted to be the sheet
+    far_patch_bright: float = 70.0
+    far_patch_saturation: int = 60
+    far_patch_long: int = 800
+    far_patch_area: float = 0.01
+    far_patch_share: float = 0.6
     # a photo lattice's last column narrower than this share of its score columns is a part of one
     #   (the cumulative E/W is ~1.1 times a score column's width; a part cut at its writing, ~0.45)
     photo_part_column: float = 0.6

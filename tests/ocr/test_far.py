@@ -7,7 +7,7 @@ import numpy as np
 from geometry_samples import photo3d
 
 from ocr.data import Page
-from ocr.far import row_px, too_far
+from ocr.far import paper_patch, row_px, too_far
 from ocr.pipeline import read_file
 from ocr.settings import GeometrySettings
 
@@ -44,3 +44,33 @@ def test_a_page_without_a_usable_picture_keeps_its_own_error():
     ok, png = cv2.imencode(".png", np.full((30, 30, 3), 90, np.uint8))
     error = next(iter(read_file("tiny.png", data=png.tobytes(), name="tiny.png"))).error
     assert error is not None and "too small in this photo" not in error
+
+
+def test_a_far_sheet_whose_outline_is_not_found_is_measured_by_its_bright_patch():
+    """A 3-D scene (seed 29030): a curled sheet ~50 cm off, its rows ~12 px high; no outline of four
+    corners and no lattice are found, so only the paper's bright patch tells its size."""
+    from ocr.page import paper_corners
+
+    page, truth = photo3d(29030)
+    settings = GeometrySettings()
+    q = np.asarray(truth["page_quad"], np.float64).reshape(4, 2)
+    near = max(np.linalg.norm(q[i] - q[(i + 1) % 4]) for i in range(4)) * 6.8 / 297
+    assert paper_corners(page.image, settings) is None
+    assert abs(row_px(page, settings) - near) < 2.5
+    error = too_far(page, "far.jpg", settings)
+    assert error is not None and "take the photo closer" in str(error)
+
+
+def test_the_bright_patch_is_the_sheet_only_when_one_patch_holds_most_of_the_paper():
+    """A white sheet on a coloured cloth: its long side.  Two sheets alike (or one a shadow splits
+    in two): no size, rather than half a sheet's."""
+    cloth = np.zeros((900, 1200, 3), np.uint8)
+    cloth[:] = (40, 120, 200)
+    one = cloth.copy()
+    cv2.rectangle(one, (300, 200), (720, 794), (235, 235, 235), -1)  # 420 x 594: A4 standing
+    assert abs(paper_patch(one, GeometrySettings()) - 594) < 8
+    two = cloth.copy()
+    cv2.rectangle(two, (100, 200), (500, 700), (235, 235, 235), -1)
+    cv2.rectangle(two, (650, 200), (1050, 700), (235, 235, 235), -1)
+    assert paper_patch(two, GeometrySettings()) is None
+    assert paper_patch(cloth, GeometrySettings()) is None  # no paper at all
