@@ -64,10 +64,12 @@ def measure(args) -> int:
     return 0
 
 
-# one photo read as a user reads it (the CLI, JSON out, nothing kept), its process's peak memory printed last
-_ALONE = ("import io, resource, sys, contextlib; sys.path.insert(0, sys.argv[1]); from cli import main\n"
+# one photo read as a user reads it (the CLI, JSON out, nothing kept), its process's peak memory (kB)
+# printed last -- VmHWM, its own address space's: getrusage's ru_maxrss would carry over the bench
+# process's size from the fork
+_ALONE = ("import io, sys, contextlib; sys.path.insert(0, sys.argv[1]); from cli import main\n"
           "with contextlib.redirect_stdout(io.StringIO()): main(['read', sys.argv[2], '--format', 'json'])\n"
-          "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)")
+          "print(next(line.split()[1] for line in open('/proc/self/status') if line.startswith('VmHWM')))")
 
 
 def read_alone(photos: list[Path], count: int) -> list[float]:
