@@ -146,7 +146,7 @@ def fit(images: list[np.ndarray], truths: list[str], base: ReaderSettings) -> No
     cuts = [prepared[k][1] for k in inked]
     first = net.nets[0].read(inputs)
     found = net.nbest(inputs, [NUMBER_SYMBOLS] * len(inked), beam=base.beam, cuts=cuts, first=first)
-    lps = [second.mapped(p, ALPHABET, base.second_ignored, base.second_as_one)
+    lps = [second.mapped(p, ALPHABET, base.second_ignored, base.second_as_one, base.second_as_digit)
            for p in second.probs([second_crop(c, base) for c in cuts], base.second_min_width)]
     out = []
     grid = [dict(second_unsure=u, nets_weight=a, second_weight=b) for u in (0.95, 0.995, 1.01)

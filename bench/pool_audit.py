@@ -56,7 +56,7 @@ def audit(at: float) -> list[dict]:
         digit = np.exp(net.log_probs(np.stack([written_alone(im, slant) for im in images])))
         cells = [cell(im, slant) for im in images]
         crops = [second_crop(prepare_cut(c, settings)[1], settings) for c in cells]
-        frames = [second.mapped(p, ALPHABET, settings.second_ignored)
+        frames = [second.mapped(p, ALPHABET, settings.second_ignored, settings.second_as_one, settings.second_as_digit)
                   for p in second.probs(crops, settings.second_min_width, settings.second_batch)]
         own = np.array(ctc_string_probs(frames, [DIGITS] * len(frames)))
         for k in range(len(images)):

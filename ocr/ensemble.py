@@ -199,10 +199,10 @@ def combine(nets: list[tuple[str, float]], second_lp: np.ndarray, first_lp: np.n
     reader's share ``second_share`` (``second_share_lost`` where the networks' best is below
     ``second_lost``, at least ``second_share_sure`` where the second reader's best is at least
     ``second_sure`` and surer than the networks' where the two read another number of digits, at
-    least ``second_sure_same`` where as many; their "none of these" times ``second_none``), or with ``second_share`` 0 combined as p_nets ** nets_weight x
-    p_second ** second_weight, with "none of these" (the mass each left off the listed strings) combined
-    alike; renormalised, so the strings' total is what the readers together did not leave to
-    "none"."""
+    least ``second_sure_same`` where as many; their "none of these" times ``second_none``), or
+    with ``second_share`` 0 combined as p_nets ** nets_weight x p_second ** second_weight, with
+    "none of these" (the mass each left off the listed strings) combined alike; renormalised, so
+    the strings' total is what the readers together did not leave to "none"."""
     own = dict(nets)
     proposed = [s for s, _ in ctc_nbest(second_lp, beam=settings.second_beam, allowed=NUMBER_SYMBOLS)]
     strings = list(own) + [s for s in proposed if s not in own]

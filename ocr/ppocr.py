@@ -92,7 +92,7 @@ class LineReader:
         return out  # type: ignore[return-value]
 
     def mapped(self, probs: np.ndarray, alphabet: str, ignored: str = DEFAULT.second_ignored,
-               as_one: str = DEFAULT.second_as_one, as_digit: str = "") -> np.ndarray:
+               as_one: str = DEFAULT.second_as_one, as_digit: str = DEFAULT.second_as_digit) -> np.ndarray:
         """Log-probabilities over [CTC blank] + ``alphabet`` from full frames: the ``ignored``
         marks' (and the space's) probability goes to the blank, the ``as_one`` marks' to the digit
         1 (a stroke many write a 1 as), each letter of ``as_digit``'s pairs ("S5 O0": a letter, then
