@@ -55,7 +55,7 @@ def measure(args) -> int:
     print(bp.report(results, True))
     print(f"\nPeak RSS {rss:.0f} MB (this process, all photos); {len(results)} photos in {time.time() - t0:.0f} s "
           f"wall; tree {ROOT}")
-    alone = read_alone([folder / json.loads(tp.read_text())["source"] for tp in truths], args.rss_sample)
+    alone = read_alone([folder / r["source"] for r in results], args.rss_sample)
     if alone:
         print(f"Peak RSS of one `rubberscan read` of a photo ({len(alone)} photos across the set, each in its own "
               f"process): median {sorted(alone)[len(alone) // 2]:.0f} MB, max {max(alone):.0f} MB")
