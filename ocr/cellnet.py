@@ -3,7 +3,7 @@
 A prepared cell (ocr/prep.py: paper-normalised ink cut to the writing, HEIGHT x WIDTH) is read
 left to right as a sequence of frames (one every FRAME input columns); each frame gives a
 distribution over the symbols ``0-9 - N E S W`` and the CTC "nothing here" symbol (ocr/ctc.py
-decodes them).  The network runs through OpenCV's dnn module from its ONNX graph, checked against
+decodes them).  The network runs from its ONNX graph (ONNX Runtime, else OpenCV's dnn), checked against
 the NumPy implementation of the same layers when it loads (ocr/runtime.py), which is the fallback.
 
 The network is trained by ``train/train_cellnet.py`` (torch, training venv only) and exported to
@@ -41,11 +41,11 @@ class CellNet:
     head: tuple[tuple[np.ndarray, np.ndarray], ...]  # 1-D convs as (O, C, 1, k)
     out: tuple[np.ndarray, np.ndarray]  # (classes, C), (classes,)
     temperature: float = 1.0
-    # the same network as an ONNX graph (train/export_onnx.py): run by OpenCV's dnn module,
-    # ~1.5x faster than the NumPy path, when it loads and agrees with NumPy on a probe input
+    # the same network as an ONNX graph (train/export_onnx.py): run by ONNX Runtime or OpenCV,
+    # faster than the NumPy path, when it loads and agrees with NumPy on a probe input
     onnx: bytes | None = None
     digest: str = ""  # the first 12 hex digits of the weights file's SHA-256 (which network read a sheet)
-    _dnn: dict = field(default_factory=dict, compare=False, repr=False)  # pid -> cv2.dnn.Net or None
+    _dnn: dict = field(default_factory=dict, compare=False, repr=False)  # pid -> runnable graph or None
 
     @classmethod
     def load(cls, path: str | Path = MODEL_PATH) -> CellNet:
@@ -88,7 +88,7 @@ class CellNet:
         return out  # type: ignore[return-value]
 
     def dnn(self):
-        """OpenCV's dnn network for this process, or None: no ONNX graph, RUBBERSCAN_CELLNET=numpy,
+        """The ONNX graph made runnable for this process, or None: no ONNX graph, RUBBERSCAN_CELLNET=numpy,
         or it does not load or does not reproduce the NumPy network (ocr.runtime.checked_dnn)."""
         probe = np.random.default_rng(0).random((2, HEIGHT, 64), np.float32)
         return checked_dnn(self._dnn, self.onnx, lambda net: self._forward_dnn(net, probe), lambda: self._forward_numpy(probe))

@@ -7,7 +7,7 @@ Its distributions over 0-9 give each candidate of that length a probability of i
 product over its digits), of which a share (``ReaderSettings.digit_share``) is mixed into the
 cell networks' (Opinion.reweigh), and a digit it finds likely at a place proposes another string.  Trained by
 ``train/train_digitnet.py`` (torch, training venv only) on digits make_digits.py cut from the
-training sheets at the same alignments; run through OpenCV's dnn module, or NumPy.
+training sheets at the same alignments; run from its ONNX graph (ocr/runtime.py), or NumPy.
 """
 from __future__ import annotations
 
@@ -58,7 +58,7 @@ def windows(cut: Cut, centres: list[int], size: int = WIN) -> np.ndarray:
 class DigitNet:
     """The exported digit classifier: 3x3 conv blocks (BatchNorm folded in) each followed by 2x2
     max-pooling, then fully connected layers; a temperature fitted on validation digits.  Run by
-    OpenCV's dnn module from the same weights as an ONNX graph (train/export_onnx.py) when that
+    ONNX Runtime (or OpenCV's dnn) from the same weights as an ONNX graph (train/export_onnx.py) when that
     loads and agrees with the NumPy path on a probe input, else in NumPy."""
 
     convs: tuple[tuple[np.ndarray, np.ndarray], ...]
@@ -66,7 +66,7 @@ class DigitNet:
     temperature: float
     digest: str
     onnx: bytes | None = None
-    _dnn: dict = field(default_factory=dict, compare=False, repr=False)  # pid -> cv2.dnn.Net or None
+    _dnn: dict = field(default_factory=dict, compare=False, repr=False)  # pid -> runnable graph or None
 
     @classmethod
     def load(cls, path: str | Path = MODEL_PATH) -> DigitNet:
@@ -91,7 +91,7 @@ class DigitNet:
         return z - np.log(np.exp(z).sum(axis=1, keepdims=True))
 
     def dnn(self):
-        """OpenCV's dnn network for this process, or None (see ocr.runtime.checked_dnn)."""
+        """The ONNX graph made runnable for this process, or None (see ocr.runtime.checked_dnn)."""
         probe = np.random.default_rng(0).random((3, WIN, WIN), np.float32)
         return checked_dnn(self._dnn, self.onnx, lambda net: self._logits(net, probe), lambda: self._logits(None, probe))
 

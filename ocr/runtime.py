@@ -1,7 +1,7 @@
-"""Running the reader's networks: OpenCV's dnn module from an ONNX graph, checked against a NumPy
-implementation of the same layers (the fallback); the second reader's large graph through ONNX
-Runtime where it is installed (:func:`onnx_net`); and an ONNX file's metadata without the onnx
-package.  The networks themselves are ocr/cellnet.py, ocr/digitnet.py and ocr/ppocr.py.
+"""Running the reader's networks: each ONNX graph through ONNX Runtime where it is installed, else
+OpenCV's dnn module (:func:`onnx_net`), the cell networks' checked against a NumPy implementation
+of the same layers (the fallback); and an ONNX file's metadata without the onnx package.  The
+networks themselves are ocr/cellnet.py, ocr/digitnet.py and ocr/ppocr.py.
 """
 
 from __future__ import annotations
@@ -47,19 +47,20 @@ def log_softmax(z: np.ndarray, axis: int = -1) -> np.ndarray:
 
 
 def checked_dnn(cache: dict, onnx: bytes | None, run_dnn, run_numpy):
-    """OpenCV's dnn network from an ONNX graph, made once per process (kept in ``cache`` by pid: a
-    forked batch worker makes its own), or None: no graph, RUBBERSCAN_CELLNET=numpy, or it does not
-    load, or ``run_dnn(net)`` (a probe input through it) differs from ``run_numpy()`` (the same
-    through the NumPy path)."""
+    """The network's ONNX graph made runnable once per process (kept in ``cache`` by pid: a forked
+    batch worker makes its own) by :func:`onnx_net`, or None: no graph, RUBBERSCAN_CELLNET=numpy,
+    or it does not load, or ``run_dnn(net)`` (a probe input through it) differs from
+    ``run_numpy()`` (the same through the NumPy path)."""
     pid = os.getpid()
     if pid not in cache:
         cache[pid] = None
         if onnx is not None and os.environ.get("RUBBERSCAN_CELLNET", "").lower() != "numpy":
+            _onnxruntime()  # outside the try: a bad RUBBERSCAN_RUNTIME, or one asked for and missing, is an error
             try:
-                net = cv2.dnn.readNetFromONNX(np.frombuffer(onnx, np.uint8))
+                net = onnx_net(onnx)
                 if np.allclose(run_dnn(net), run_numpy(), atol=1e-3):
                     cache[pid] = net
-            except cv2.error:
+            except Exception:  # noqa: BLE001 - cv2.error or ONNX Runtime's errors (plain Exceptions): NumPy reads
                 pass
     return cache[pid]
 
@@ -78,27 +79,36 @@ class OrtNet:
         return self.session.run(None, {self.name: self.x})[0]
 
 
+def _onnxruntime():
+    """The onnxruntime module, or None where it is not installed or RUBBERSCAN_RUNTIME=opencv."""
+    wanted = os.environ.get("RUBBERSCAN_RUNTIME", "").strip().lower()
+    if wanted not in ("", "onnxruntime", "opencv"):
+        raise ValueError(f"RUBBERSCAN_RUNTIME must be onnxruntime or opencv, not {wanted!r}")
+    if wanted == "opencv":
+        return None
+    try:
+        import onnxruntime
+    except ImportError:
+        if wanted == "onnxruntime":
+            raise
+        return None
+    return onnxruntime
+
+
 def onnx_net(onnx: bytes):
     """The graph as an ONNX Runtime session on one thread (the batch runs one worker per core),
-    or OpenCV's dnn network where onnxruntime is not installed or RUBBERSCAN_SECOND_RUNTIME=opencv.
-    On the PP-OCR recogniser ONNX Runtime took ~21 ms a cell crop of CPU against OpenCV's ~33 and
-    held less memory, with the same probabilities to 3e-4 (bench/RESULTS-geometry.md)."""
-    wanted = os.environ.get("RUBBERSCAN_SECOND_RUNTIME", "").strip().lower()
-    if wanted not in ("", "onnxruntime", "opencv"):
-        raise ValueError(f"RUBBERSCAN_SECOND_RUNTIME must be onnxruntime or opencv, not {wanted!r}")
-    if wanted != "opencv":
-        try:
-            import onnxruntime as ort
-        except ImportError:
-            if wanted == "onnxruntime":
-                raise
-        else:
-            options = ort.SessionOptions()
-            options.intra_op_num_threads = options.inter_op_num_threads = 1
-            options.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
-            options.log_severity_level = 3
-            return OrtNet(ort.InferenceSession(onnx, options, providers=["CPUExecutionProvider"]))
-    return cv2.dnn.readNetFromONNX(np.frombuffer(onnx, np.uint8))
+    or OpenCV's dnn network where onnxruntime is not installed or RUBBERSCAN_RUNTIME=opencv.
+    ONNX Runtime gives the same outputs (to 3e-4) for less CPU: ~21 against ~33 ms a PP-OCR cell
+    crop, 12 against 33 ms a batch of 64 digit windows, 29 against 52 ms for 64 cells through a
+    cell network."""
+    ort = _onnxruntime()
+    if ort is None:
+        return cv2.dnn.readNetFromONNX(np.frombuffer(onnx, np.uint8))
+    options = ort.SessionOptions()
+    options.intra_op_num_threads = options.inter_op_num_threads = 1
+    options.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
+    options.log_severity_level = 3
+    return OrtNet(ort.InferenceSession(onnx, options, providers=["CPUExecutionProvider"]))
 
 
 def _varint(b: bytes, i: int) -> tuple[int, int]:

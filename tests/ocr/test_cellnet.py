@@ -332,15 +332,28 @@ def test_version_says_below_what_the_digit_network_is_asked():
     assert _version(["aaaa"], None) == "aaaa+look2-odds-cal-dots-half"
 
 
-def test_opencv_dnn_runs_the_same_network():
-    """Every committed network loads into OpenCV's dnn module (the fast path) and gives the
-    NumPy implementation's frames on real cells."""
+@pytest.mark.parametrize("runtime", ["onnxruntime", "opencv"])
+def test_onnx_runtimes_run_the_same_network(monkeypatch, runtime):
+    """Every committed network's ONNX graph runs through ONNX Runtime (the default, the faster) and
+    OpenCV's dnn module (RUBBERSCAN_RUNTIME=opencv), each giving the NumPy implementation's
+    frames on real cells; the digit network too."""
+    from ocr.digitnet import WIN, DigitNet
+    from ocr.runtime import OrtNet
+
+    pytest.importorskip("onnxruntime")
+    monkeypatch.setenv("RUBBERSCAN_RUNTIME", runtime)
     images, labels = mnist_digits()
     rng = np.random.default_rng(5)
     cells = np.stack([prepare(_mnist_number(rng, w, images, labels)) for w in ("1460", "90", "30", "620")])
     for net in default_net().nets:
-        assert net.dnn() is not None
+        net._dnn.clear()  # made again under this runtime
+        assert isinstance(net.dnn(), OrtNet) == (runtime == "onnxruntime")
         assert np.allclose(net._forward(cells), net._forward_numpy(cells), atol=1e-3)
+        net._dnn.clear()
+    digits = DigitNet.load()
+    assert isinstance(digits.dnn(), OrtNet) == (runtime == "onnxruntime")
+    wins = rng.random((5, WIN, WIN), np.float32)
+    assert np.allclose(digits._logits(digits.dnn(), wins), digits._logits(None, wins), atol=1e-3)
 
 
 def test_networks_setting(monkeypatch, fresh_default_net):

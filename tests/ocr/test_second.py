@@ -67,29 +67,29 @@ def test_installed_model_reads_printed_digits_and_words():
 @needs_model
 def test_onnxruntime_and_opencv_give_the_same_probabilities(monkeypatch):
     """The second reader runs through ONNX Runtime where it is installed and OpenCV's dnn module
-    otherwise (RUBBERSCAN_SECOND_RUNTIME=opencv forces it): both give the same frames."""
+    otherwise (RUBBERSCAN_RUNTIME=opencv forces it): both give the same frames."""
     pytest.importorskip("onnxruntime")
     from ocr.runtime import OrtNet
 
     crops = [_text_image("1460"), _text_image("70", height=80), _text_image("Smith / Jones")]
     frames = {}
     for runtime in ("onnxruntime", "opencv"):
-        monkeypatch.setenv("RUBBERSCAN_SECOND_RUNTIME", runtime)
+        monkeypatch.setenv("RUBBERSCAN_RUNTIME", runtime)
         reader = LineReader.load(MODEL_PATH)
         assert isinstance(reader.net(), OrtNet) == (runtime == "onnxruntime")
         frames[runtime] = reader.probs(crops, batch=2)
     for a, b in zip(frames["onnxruntime"], frames["opencv"], strict=True):
         assert a.shape == b.shape and np.abs(a - b).max() < 1e-3
-    monkeypatch.delenv("RUBBERSCAN_SECOND_RUNTIME")
+    monkeypatch.delenv("RUBBERSCAN_RUNTIME")
     monkeypatch.setitem(sys.modules, "onnxruntime", None)  # not installed: OpenCV's dnn reads alike
     reader = LineReader.load(MODEL_PATH)
     assert not isinstance(reader.net(), OrtNet)
     assert np.abs(reader.probs(crops[:1])[0] - frames["onnxruntime"][0]).max() < 1e-3
-    monkeypatch.setenv("RUBBERSCAN_SECOND_RUNTIME", "onnxruntime")  # asked for by name: its absence is an error
+    monkeypatch.setenv("RUBBERSCAN_RUNTIME", "onnxruntime")  # asked for by name: its absence is an error
     with pytest.raises(ImportError):
         LineReader.load(MODEL_PATH).net()
-    monkeypatch.setenv("RUBBERSCAN_SECOND_RUNTIME", "tflite")
-    with pytest.raises(ValueError, match="RUBBERSCAN_SECOND_RUNTIME"):
+    monkeypatch.setenv("RUBBERSCAN_RUNTIME", "tflite")
+    with pytest.raises(ValueError, match="RUBBERSCAN_RUNTIME"):
         LineReader.load(MODEL_PATH).net()
 
 
