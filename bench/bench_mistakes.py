@@ -55,12 +55,13 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections import defaultdict
+from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 
 import cv2
 
 from bench import bench_reader_ablation as ablation
+from bench import confidence as conf_bands
 from bench.bench_end_to_end import flag_is_planted, flagged_right, score_sheet
 from bench.bench_read import NUMBER_KEYS, reading_cells, truth_value
 from ocr.look import second_look
@@ -335,6 +336,7 @@ def measure(data, settings, details: bool = False, outputs: dict | None = None,
     missing = right_after_all = 0
     unseen_rescan = 0  # planted mistakes not shown, on sheets sent back for a rescan
     false_flags: dict[str, int] = defaultdict(int)  # flags naming no planted mistake, by cause
+    confidence: Counter = Counter()  # written numbers by the confidence shown (bench/confidence.py)
     looked = 0
     look_cpu: list[float] = []
     for seed, truth, table, reading in data:
@@ -356,6 +358,7 @@ def measure(data, settings, details: bool = False, outputs: dict | None = None,
         written = {(c["row"], c["key"]): truth_value(c["key"], c["text"]) for c in truth["cells"]}
         score = score_sheet(obj, truth)
         scan = truth["scan"]
+        shown_conf(obj, truth, confidence)
         for group in (sheets[scan], sheets["all"]):
             group.sheets += 1
             group.mistake_free += score.mistake_free
@@ -402,7 +405,24 @@ def measure(data, settings, details: bool = False, outputs: dict | None = None,
                           f"({truth['hand']}, {scan})", file=sys.stderr)
     return {"by_kind": by_kind, "by_scan": by_scan, "sheets": sheets, "clean_by_hand": clean_by_hand,
             "cpu": cpu, "missing": missing, "right_after_all": right_after_all, "looked": looked,
-            "look_cpu": look_cpu, "unseen_rescan": unseen_rescan, "false_flags": false_flags}
+            "look_cpu": look_cpu, "unseen_rescan": unseen_rescan, "false_flags": false_flags,
+            "confidence": confidence}
+
+
+def shown_conf(obj: dict, truth: dict, seen: Counter) -> None:
+    """Tally each written number ``obj`` (a reconciled sheet's JSON) shows by its confidence and
+    whether it is right: all of them, and those in review on a sheet sent back for a rescan."""
+    written = {r["deal"]: r for r in truth["rows"]}
+    asked = {(r["deal"], r["column"]) for r in obj["review"]}
+    for row in obj["rows"]:
+        want = written.get(row["deal"])
+        for key in NUMBER_KEYS:
+            if want is None or not want[key] or row[key] is None:
+                continue
+            p, right = row["confidence"].get(key, 0.0), row[key] == want[key]
+            conf_bands.tally(seen, "all", p, right)
+            if obj.get("rescan") and (row["deal"], key) in asked:
+                conf_bands.tally(seen, "in review, sent back", p, right)
 
 
 def wrong_numbers(obj: dict, truth: dict, reading, wrong: list) -> list[str]:
@@ -511,6 +531,10 @@ def report(m: dict, title: str) -> str:
                   f" {m.get('unseen_rescan', 0)} of {t_all.planted - t_all.shown}; flags naming no planted"
                   f" mistake, by cause (a sure misread: the flagged cell read >= {SURE_MISREAD_AT} sure as a"
                   f" value not written): {causes or 'none'}."]
+    if m.get("confidence"):
+        lines += ["", "Written numbers shown, right by the confidence shown: "
+                  f"{conf_bands.calibration(m['confidence'], 'all')}; those in review on sheets sent back for a"
+                  f" rescan: {conf_bands.calibration(m['confidence'], 'in review, sent back')}."]
     return "\n".join(lines)
 
 

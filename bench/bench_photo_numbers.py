@@ -14,7 +14,9 @@ For each written (non-zero) number of the deals a photo shows and the glare does
 (A number whose reading was wrong and which the reconciliation set right counts right.)  Each is
 also counted by how the output shows it (``shown``): ``right``; ``asked``, wrong but the sheet asks
 about it (a review item or a flag on its cell, or named missing); ``silent``, wrong and shown as sure
--- what the organiser must never get.  Counted
+-- what the organiser must never get; and by the confidence shown (>= 0.95, 0.5-0.95, < 0.5), how
+many are right: is the shown probability honest (also for the numbers in review on photos sent back
+for another, RescanSettings.sent_back_confidence).  Counted
 separately for photos cut right (bench_photo.py's cut_right) and those found but cut wrong; the
 photos cut right also by how many photo pixels their rows of writing got (``cell_px``: the median
 short side of the truth's number cells in the photo; ``--px-bands``), since a far, blurred sheet's
@@ -45,6 +47,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
+from bench.confidence import calibration, tally  # noqa: E402
 from ocr.data import InputError  # noqa: E402
 from ocr.load import load_pages  # noqa: E402
 from ocr.page import straighten  # noqa: E402
@@ -123,6 +126,7 @@ def numbers(truth: dict, table, reading, sheet: dict) -> dict:
     shown = set(truth["visible_deals"]) - set(truth["glare_deals"])
     out: Counter = Counter()
     seen: Counter = Counter()
+    conf: Counter = Counter()  # by the confidence shown (bench/confidence.py)
     asked = asked_cells(sheet)
     wrong = []
     for want in truth["rows"]:
@@ -155,7 +159,13 @@ def numbers(truth: dict, table, reading, sheet: dict) -> dict:
                 seen["right, asked"] += 1  # what the review costs: a right number a person checks
             if cls != "right":
                 wrong.append([deal, key, want[key], best, final, cls, how])
-    return {"numbers": dict(out), "shown": dict(seen), "wrong": wrong}
+            if final is not None:  # the confidence shown against the truth: calibration
+                p = got[deal].get("confidence", {}).get(key, 0.0)
+                tally(conf, "all", p, cls == "right")
+                if (deal, key) in asked and sheet.get("rescan"):
+                    tally(conf, "in review, sent back", p, cls == "right")
+    return {"numbers": dict(out), "shown": dict(seen), "wrong": wrong, "confidence": dict(conf)}
+
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -190,9 +200,10 @@ def main(argv: list[str] | None = None) -> int:
         for r in rs:
             total.update(r["numbers"])
         n = sum(total.values())
-        seen = Counter()
+        seen, conf = Counter(), Counter()
         for r in rs:
             seen.update(r.get("shown", {}))
+            conf.update(r.get("confidence", {}))
         print(f"\n{name}: {len(rs)} photos, {n} written numbers, right {total['right']} "
               f"({100.0 * total['right'] / max(1, n):.1f} %; {seen['right, asked']} of them in review); "
               f"wrong but asked {seen['asked']}, wrong and shown as sure {seen['silent']}")
@@ -201,6 +212,8 @@ def main(argv: list[str] | None = None) -> int:
         if load:
             print(f"  numbers in review a photo: median {statistics.median(load):g}, "
                   f"90th percentile {load[math.ceil(0.9 * len(load)) - 1]}")
+        print(f"  written numbers shown, right by the confidence shown: {calibration(conf, 'all')}")
+        print(f"    those in review on photos sent back: {calibration(conf, 'in review, sent back')}")
         for cls, k in total.most_common():
             if cls != "right":
                 print(f"  {k:5d}  {cls}  (photos: {sum(1 for r in rs if r['numbers'].get(cls))})")

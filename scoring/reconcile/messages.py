@@ -206,3 +206,9 @@ def small_writing(shown, cause: str = "small") -> str:
     what = "too faint or blurred" if cause == "faint" else "too small"
     return (f"read as {shown}, but the writing is {what} in this photo to be sure of it"
             if shown is not None else f"the writing is {what} in this photo to read it")
+
+
+def faint_scan(shown) -> str:
+    """Review: a number read on a scan sent back because much of its writing could not be read."""
+    return (f"read as {shown}, but much of this scan is too faint to read surely: check this "
+            "number on a clearer scan")

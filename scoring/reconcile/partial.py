@@ -128,6 +128,31 @@ def apply_doubtful(reading: SheetReading, sheet: ReconciledSheet,
     return sheet
 
 
+def apply_sent_back(reading: SheetReading, sheet: ReconciledSheet,
+                    settings: RescanSettings = DEFAULT.rescan) -> ReconciledSheet:
+    """``sheet`` sent back for another picture (its ``rescan`` set): on a scan, each number shown
+    (not 0) goes to review too -- the faint writing that was not read makes the rest doubtful --
+    and every number cell in review, on a scan or a photo, is shown no surer than
+    ``settings.sent_back_confidence``, in its row and its review item: the arithmetic of a sheet
+    read that poorly settles on its story with a confidence its readings do not have."""
+    if sheet.rescan is None:
+        return sheet
+    photo = reading.meta.get("photo") or reading.meta.get("small_writing")  # (only photos have it)
+    if not photo and settings.scan_sent_back_all:
+        _ask(sheet, lambda deal, col, value: messages.faint_scan(value)
+             if value not in (None, 0) else None)
+    cap = settings.sent_back_confidence
+    asked = {(item.deal, item.column) for item in sheet.review if item.column in NUMBER_COLUMNS}
+    for row in sheet.rows:
+        for col in NUMBER_COLUMNS:
+            if (row.deal, col) in asked and col in row.confidence:
+                row.confidence[col] = min(row.confidence[col], cap)
+    for item in sheet.review:
+        if item.column in NUMBER_COLUMNS:
+            item.candidates = [(v, min(p, cap)) for v, p in item.candidates]
+    return sheet
+
+
 def _ask(sheet: ReconciledSheet, reason: Callable[[int, str, object], str | None]) -> None:
     """A review item on each number cell of ``sheet``'s rows that no item asks about yet and that
     ``reason(deal, column, value shown)`` gives a reason for (None: not asked), with the value shown

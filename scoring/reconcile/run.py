@@ -16,7 +16,13 @@ from scoring.reconcile.cells import cell_model, is_empty, sheet_temperature, tot
 from scoring.reconcile.check import DealChecker, checker_for
 from scoring.reconcile.decode import DealInput, Hypothesis, decode
 from scoring.reconcile.look import Look, looked_again
-from scoring.reconcile.partial import apply_doubtful, apply_missing, apply_small, apply_unread
+from scoring.reconcile.partial import (
+    apply_doubtful,
+    apply_missing,
+    apply_sent_back,
+    apply_small,
+    apply_unread,
+)
 from scoring.reconcile.rescan import rescan_advice
 from scoring.reconcile.settings import DEFAULT, ReconcileSettings
 from scoring.reconcile.trust import trusted
@@ -124,7 +130,8 @@ def _reconciled(reading: SheetReading, rules, settings: ReconcileSettings, check
     sheet = apply_missing(reading, sheet, settings.rescan)  # a picture not showing all the sheet
     sheet = apply_small(reading, sheet, settings.rescan)  # writing too small to read surely
     sheet = apply_unread(reading, sheet, settings.rescan)  # a photo's unread cells filled in
-    return apply_doubtful(reading, sheet, settings.rescan)  # a photo misread too much to trust
+    sheet = apply_doubtful(reading, sheet, settings.rescan)  # a photo misread too much to trust
+    return apply_sent_back(reading, sheet, settings.rescan)  # no number in doubt shown as sure
 
 
 def sheet_totals(best: Hypothesis | None, out_rows, empty: list[bool],

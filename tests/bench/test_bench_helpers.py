@@ -157,10 +157,18 @@ def test_bench_photo_numbers_tells_a_wrong_number_asked_about_from_one_shown_as_
     table = SimpleNamespace(missing=[], cells=cells)
     reading = SimpleNamespace(rows=[RowReading(d, {"ns": CellReading([(900, 0.99)]), "cum_ns": CellReading([(900, 0.99)])})
                                     for d in (1, 2, 3)])
-    sheet = {"rows": [{"deal": 1, "ns": 100, "cum_ns": 100}, {"deal": 2, "ns": 900, "cum_ns": 900},
-                      {"deal": 3, "ns": 900, "cum_ns": 900}],
+    sure, asked = {"ns": 0.99, "cum_ns": 0.99}, {"ns": 0.5, "cum_ns": 0.99}
+    sheet = {"rows": [{"deal": 1, "ns": 100, "cum_ns": 100, "confidence": sure},
+                      {"deal": 2, "ns": 900, "cum_ns": 900, "confidence": asked},
+                      {"deal": 3, "ns": 900, "cum_ns": 900, "confidence": sure}],
              "review": [{"deal": 2, "column": "ns"}],
              "flags": [{"deal": 3, "kind": "cumulative", "side": "ns", "column": "cum_ns"}]}
     out = numbers(truth, table, reading, sheet)
     assert out["shown"] == {"right": 2, "asked": 2, "silent": 2}
+    # and by the confidence shown: 2 of the 5 shown at >= 0.95 right, the one at 0.5 wrong
+    assert {k: v for k, v in out["confidence"].items() if v} == {"all >= 0.95": 5, "all >= 0.95 right": 2,
+                                                                 "all 0.5-0.95": 1}
+    sheet["rescan"] = "take another photo"
+    out = numbers(truth, table, reading, sheet)
+    assert out["confidence"]["in review, sent back 0.5-0.95"] == 1
     assert sorted((w[0], w[1]) for w in out["wrong"] if w[-1] == "silent") == [(2, "cum_ns"), (3, "ns")]

@@ -14,6 +14,7 @@ from bench.bench_mistakes import (
     other_tree,
     parse_cached,
     seed_list,
+    shown_conf,
 )
 from scoring.sheet import CellReading, RowReading, SheetReading
 
@@ -109,3 +110,23 @@ def test_the_report_gives_numbers_right_apart_on_the_sheets_not_sent_back_for_a_
     m = {"by_kind": {}, "by_scan": {}, "sheets": {"fax": fax, "all": fax}, "clean_by_hand": {}, "cpu": []}
     line = next(x for x in report(m, "t").splitlines() if x.startswith("| fax |"))
     assert "| 75.00 % | 99.00 % (1) |" in line
+
+
+def test_the_numbers_shown_are_counted_by_the_confidence_shown_and_sent_back_ones_apart():
+    """Each written number a sheet shows is counted in its confidence band, right or not (a blank
+    written 0 and a number not shown are not); on a sheet sent back, those in review also apart."""
+    from collections import Counter
+
+    truth = {"rows": [{"deal": 1, "ns": 100, "ew": 0, "cum_ns": 100, "cum_ew": 0},
+                      {"deal": 2, "ns": 50, "ew": 0, "cum_ns": 150, "cum_ew": 0}]}
+    obj = {"rows": [{"deal": 1, "ns": 100, "ew": 0, "cum_ns": 100, "cum_ew": 0,
+                     "confidence": {"ns": 0.99, "ew": 1.0, "cum_ns": 0.97, "cum_ew": 1.0}},
+                    {"deal": 2, "ns": 60, "ew": 0, "cum_ns": None, "cum_ew": 0,
+                     "confidence": {"ns": 0.5, "ew": 1.0, "cum_ns": 0.0, "cum_ew": 1.0}}],
+           "review": [{"deal": 2, "column": "ns"}]}
+    seen = Counter()
+    shown_conf(obj, truth, seen)
+    assert {k: v for k, v in seen.items() if v} == {"all >= 0.95": 2, "all >= 0.95 right": 2, "all 0.5-0.95": 1}
+    shown_conf(dict(obj, rescan="send a clearer scan"), truth, seen)
+    assert seen["in review, sent back 0.5-0.95"] == 1 and seen["all >= 0.95 right"] == 4
+

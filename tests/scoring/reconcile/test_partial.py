@@ -153,3 +153,55 @@ def test_a_photos_number_the_reader_could_not_read_and_the_arithmetic_filled_is_
     scan = reconcile(reading(False), explain=False).to_json()
     assert {r["deal"]: r for r in scan["rows"]}[7]["ns"] == 100
     assert (7, "ns") not in {(r["deal"], r["column"]) for r in scan["review"]}
+
+
+def _faint_scan(unread: int) -> SheetReading:
+    """A scan whose first ``unread`` deals' N/S scores are ink the reader could not read (its best
+    "none of these"), the rest read surely."""
+    reading = _reading(30, [])
+    for row in reading.rows[:unread]:
+        row.cells["ns"] = CellReading([(100, 0.3), (None, 0.7)])
+    return reading
+
+
+def test_a_scan_sent_back_puts_every_number_shown_in_review_and_none_sure():
+    """A scan a quarter of whose numbers could not be read is sent back (rescan): the numbers read
+    "surely" beside them go to review too (on such faint sheets they were right 63 % of the time),
+    and no number in review shows a confidence above RescanSettings.sent_back_confidence, in its
+    row or its review item.  A scan read well keeps its sure numbers, out of review."""
+    from dataclasses import replace
+
+    from scoring.reconcile.settings import ReconcileSettings
+
+    out = reconcile(_faint_scan(16), explain=False).to_json()
+    assert out["rescan"].startswith("16 of the 60 written numbers")
+    asked = {(r["deal"], r["column"]): r for r in out["review"]}
+    assert {(d, "cum_ns") for d in range(1, 31)} <= set(asked)  # read at 0.99, asked all the same
+    assert "much of this scan is too faint" in asked[(20, "cum_ns")]["reason"]
+    assert (20, "ew") not in asked  # a blank shown as 0 is not a number to check
+    rows = {r["deal"]: r for r in out["rows"]}
+    assert rows[20]["cum_ns"] == 2000 and rows[20]["confidence"]["cum_ns"] == 0.5
+    assert all(p <= 0.5 for item in out["review"] if item["column"] in ("ns", "ew", "cum_ns", "cum_ew")
+               for _, p in item["candidates"])
+    settings = ReconcileSettings()
+    old = replace(settings, rescan=replace(settings.rescan, sent_back_confidence=1.0, scan_sent_back_all=False))
+    before = reconcile(_faint_scan(16), explain=False, settings=old).to_json()
+    assert (20, "cum_ns") not in {(r["deal"], r["column"]) for r in before["review"]}
+    assert {r["deal"]: r for r in before["rows"]}[20]["confidence"]["cum_ns"] > 0.9
+    well = reconcile(_faint_scan(2), explain=False).to_json()
+    assert "rescan" not in well and (20, "cum_ns") not in {(r["deal"], r["column"]) for r in well["review"]}
+    assert {r["deal"]: r for r in well["rows"]}[20]["confidence"]["cum_ns"] > 0.9
+
+
+def test_a_photo_sent_back_keeps_its_sure_numbers_out_of_review_but_caps_those_in_it():
+    """A photo sent back (too small to read surely in deals 11-15): those deals' numbers are in
+    review at no more than 0.5 (such numbers shown at >= 0.5 were right 58 % of the time on the
+    tuning photos); the other deals, read surely, stay out of review and sure (99 % right on photos)."""
+    reading = _reading(30, [])
+    reading.meta["photo"] = True
+    reading.meta["small_writing"] = {"deals": list(range(11, 16)), "px": 12.0, "message": "too small"}
+    out = reconcile(reading, explain=False).to_json()
+    rows = {r["deal"]: r for r in out["rows"]}
+    assert rows[15]["confidence"]["cum_ns"] == 0.5 and rows[5]["confidence"]["cum_ns"] > 0.9
+    asked = {(r["deal"], r["column"]): r for r in out["review"]}
+    assert (5, "cum_ns") not in asked and asked[(15, "cum_ns")]["candidates"] == [[1500, 0.5]]
