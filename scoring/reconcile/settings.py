@@ -254,7 +254,7 @@ class RescanSettings:
     photo_unread_filled: bool = True
     # on a sheet sent back for another scan or photo (its ``rescan``), no number in review is shown
     # surer than this (partial.apply_sent_back): on the tuning photos (6400000+, 5900000+) such
-    # numbers shown at >= 0.5 were right 58 % of the time (their confidences averaged 0.8)
+    # numbers shown at >= 0.5 were right 58 % of the time (their confidences averaged 0.87)
     sent_back_confidence: float = 0.5
     # ... and on a scan sent back every number shown goes to review: where half of a faint fax's
     # numbers could not be read, those read "surely" were right 63 % of the time (a photo's: 99 %;
