@@ -3,8 +3,9 @@
 A prepared cell (ocr/prep.py: paper-normalised ink cut to the writing, HEIGHT x WIDTH) is read
 left to right as a sequence of frames (one every FRAME input columns); each frame gives a
 distribution over the symbols ``0-9 - N E S W`` and the CTC "nothing here" symbol (ocr/ctc.py
-decodes them).  The network runs from its ONNX graph (ONNX Runtime, else OpenCV's dnn), checked against
-the NumPy implementation of the same layers when it loads (ocr/runtime.py), which is the fallback.
+decodes them).  The network runs from its ONNX graph (ONNX Runtime, else OpenCV's dnn), checked
+against the NumPy implementation of the same layers when it loads (ocr/runtime.py), which is the
+fallback.
 
 The network is trained by ``train/train_cellnet.py`` (torch, training venv only) and exported to
 ``ocr/models/cellnet.npz`` (+ ``cellnet.onnx``); the ensemble of such networks is ocr/ensemble.py.
@@ -88,8 +89,9 @@ class CellNet:
         return out  # type: ignore[return-value]
 
     def dnn(self):
-        """The ONNX graph made runnable for this process, or None: no ONNX graph, RUBBERSCAN_CELLNET=numpy,
-        or it does not load or does not reproduce the NumPy network (ocr.runtime.checked_dnn)."""
+        """The ONNX graph made runnable for this process, or None: no ONNX graph,
+        RUBBERSCAN_CELLNET=numpy, or it does not load or does not reproduce the NumPy network
+        (ocr.runtime.checked_dnn)."""
         probe = np.random.default_rng(0).random((2, HEIGHT, 64), np.float32)
         return checked_dnn(self._dnn, self.onnx, lambda net: self._forward_dnn(net, probe), lambda: self._forward_numpy(probe))
 

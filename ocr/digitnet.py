@@ -58,8 +58,8 @@ def windows(cut: Cut, centres: list[int], size: int = WIN) -> np.ndarray:
 class DigitNet:
     """The exported digit classifier: 3x3 conv blocks (BatchNorm folded in) each followed by 2x2
     max-pooling, then fully connected layers; a temperature fitted on validation digits.  Run by
-    ONNX Runtime (or OpenCV's dnn) from the same weights as an ONNX graph (train/export_onnx.py) when that
-    loads and agrees with the NumPy path on a probe input, else in NumPy."""
+    ONNX Runtime (or OpenCV's dnn) from the same weights as an ONNX graph (train/export_onnx.py)
+    when that loads and agrees with the NumPy path on a probe input, else in NumPy."""
 
     convs: tuple[tuple[np.ndarray, np.ndarray], ...]
     fcs: tuple[tuple[np.ndarray, np.ndarray], ...]

@@ -55,12 +55,12 @@ def checked_dnn(cache: dict, onnx: bytes | None, run_dnn, run_numpy):
     if pid not in cache:
         cache[pid] = None
         if onnx is not None and os.environ.get("RUBBERSCAN_CELLNET", "").lower() != "numpy":
-            _onnxruntime()  # outside the try: a bad RUBBERSCAN_RUNTIME, or one asked for and missing, is an error
+            _onnxruntime()  # outside the try: a bad RUBBERSCAN_RUNTIME, or one missing, is an error
             try:
                 net = onnx_net(onnx)
                 if np.allclose(run_dnn(net), run_numpy(), atol=1e-3):
                     cache[pid] = net
-            except Exception:  # noqa: BLE001 - cv2.error or ONNX Runtime's errors (plain Exceptions): NumPy reads
+            except Exception:  # noqa: BLE001 - cv2.error, or ONNX Runtime's (plain Exceptions)
                 pass
     return cache[pid]
 
