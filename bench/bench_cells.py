@@ -133,7 +133,6 @@ def measure(name: str, images: list[np.ndarray], truths: list[str], base: Reader
 def fit(images: list[np.ndarray], truths: list[str], base: ReaderSettings) -> None:
     """The combination's weights and threshold by the truth's NLL (printed, best last): each reader
     reads every cell once, then the grid recombines their strings (ocr.read.combine)."""
-    from ocr.ctc import ALPHABET
     from ocr.ensemble import NUMBER_SYMBOLS, combine, default_net, second_crop
     from ocr.ppocr import default_reader
     from ocr.prep import prepare_cut
@@ -146,7 +145,7 @@ def fit(images: list[np.ndarray], truths: list[str], base: ReaderSettings) -> No
     cuts = [prepared[k][1] for k in inked]
     first = net.nets[0].read(inputs)
     found = net.nbest(inputs, [NUMBER_SYMBOLS] * len(inked), beam=base.beam, cuts=cuts, first=first)
-    lps = [second.mapped(p, ALPHABET, base.second_ignored, base.second_as_one, base.second_as_digit)
+    lps = [second.cell_frames(p, base)
            for p in second.probs([second_crop(c, base) for c in cuts], base.second_min_width)]
     out = []
     grid = [dict(second_unsure=u, nets_weight=a, second_weight=b) for u in (0.95, 0.995, 1.01)

@@ -104,8 +104,7 @@ def _narrow(second: LineReader) -> tuple[LineReader, list[int]]:
 
 def second_frames(narrow: np.ndarray, settings: ReaderSettings) -> np.ndarray:
     """A cached cell's second-reader frames mapped to the networks' symbols as ``settings`` map them."""
-    return _narrow(default_reader())[0].mapped(narrow, ALPHABET, settings.second_ignored, settings.second_as_one,
-                                                settings.second_as_digit)
+    return _narrow(default_reader())[0].cell_frames(narrow, settings)
 
 
 _COMBINED: dict[tuple, list] = {}

@@ -21,7 +21,7 @@ import cv2
 import numpy as np
 
 from bench.bench_digits import HEIGHT, written_alone
-from ocr.ctc import ALPHABET, ctc_string_probs
+from ocr.ctc import ctc_string_probs
 from ocr.digitnet import MODEL_PATH, DigitNet
 from ocr.ensemble import second_crop
 from ocr.ppocr import default_reader
@@ -56,7 +56,7 @@ def audit(at: float) -> list[dict]:
         digit = np.exp(net.log_probs(np.stack([written_alone(im, slant) for im in images])))
         cells = [cell(im, slant) for im in images]
         crops = [second_crop(prepare_cut(c, settings)[1], settings) for c in cells]
-        frames = [second.mapped(p, ALPHABET, settings.second_ignored, settings.second_as_one, settings.second_as_digit)
+        frames = [second.cell_frames(p, settings)
                   for p in second.probs(crops, settings.second_min_width, settings.second_batch)]
         own = np.array(ctc_string_probs(frames, [DIGITS] * len(frames)))
         for k in range(len(images)):

@@ -21,7 +21,7 @@ from pathlib import Path
 import numpy as np
 
 from ocr.cellnet import CellNet, default_paths, photo_paths
-from ocr.ctc import ALPHABET, best_path, ctc_nbest, ctc_string_probs
+from ocr.ctc import best_path, ctc_nbest, ctc_string_probs
 from ocr.digitnet import MODEL_PATH as DIGITS_PATH
 from ocr.digitnet import DigitNet, opinions
 from ocr.ppocr import LineReader, default_reader, mark, to_aspect, writing_crop
@@ -159,8 +159,7 @@ def number_strings(inputs: np.ndarray, cuts: list[Cut | None], first: list[np.nd
     if ask:
         crops = [second_crop(cuts[i], settings) for i in ask]
         def mapped(probs: np.ndarray) -> np.ndarray:
-            return second.mapped(probs, ALPHABET, settings.second_ignored, settings.second_as_one,
-                                 settings.second_as_digit)
+            return second.cell_frames(probs, settings)
 
         for i, lp in zip(ask, second.probs(crops, settings.second_min_width, settings.second_batch, keep=mapped),
                          strict=True):

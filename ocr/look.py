@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from ocr.ctc import ALPHABET, ctc_nbest, ctc_string_probs
+from ocr.ctc import ctc_nbest, ctc_string_probs
 from ocr.data import Table
 from ocr.ensemble import NUMBER_SYMBOLS, second_crop
 from ocr.ppocr import LineReader, default_reader
@@ -50,7 +50,7 @@ def second_look(table: Table, settings: ReaderSettings = DEFAULT,
         out: dict[tuple[str, str], dict[int | None, float]] = {}
         if not crops:
             return out
-        frames = [second.mapped(p, ALPHABET, settings.second_ignored, settings.second_as_one, settings.second_as_digit)
+        frames = [second.cell_frames(p, settings)
                   for p in second.probs(crops, settings.second_min_width, settings.second_batch)]
         for where, vals, lp in zip(keys, values, frames, strict=True):
             # the values asked about, and the numbers the second reader itself reads there

@@ -26,6 +26,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from ocr.ctc import ALPHABET
 from ocr.runtime import onnx_metadata, onnx_net
 from ocr.settings import ReaderSettings
 
@@ -110,6 +111,12 @@ class LineReader:
             out[:, at] += probs[:, src].sum(axis=1)
         out /= np.maximum(out.sum(axis=1, keepdims=True), 1e-30)
         return np.log(np.maximum(out, 1e-30))
+
+    def cell_frames(self, probs: np.ndarray, settings: ReaderSettings = DEFAULT) -> np.ndarray:
+        """:meth:`mapped` onto a number cell's symbols (ocr.ctc.ALPHABET) with ``settings``' marks
+        (second_ignored, second_as_one, second_as_digit): the frames a cell's reading takes."""
+        return self.mapped(probs, ALPHABET, settings.second_ignored, settings.second_as_one,
+                           settings.second_as_digit)
 
     def _columns(self, alphabet: str, ignored: str, as_one: str = "",
                  as_digit: str = "") -> tuple[np.ndarray, list[int], list[int], list[tuple[int, list[int]]]]:

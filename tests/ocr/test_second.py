@@ -423,6 +423,12 @@ def test_a_digit_read_as_a_look_alike_letter_counts_as_that_digit():
     probs[2] = 0.0
     probs[2, [2, 4]] = 0.6, 0.4  # mostly "S", some "5": all of it the digit
     assert np.exp(reader.mapped(probs, ALPHABET, as_digit="S5")[2, ALPHABET.index("5") + 1]) == pytest.approx(1.0)
+    # a cell's frames as the settings map them (the reading, the second look and the benches alike)
+    settings = ReaderSettings(second_ignored=".", second_as_digit="S5 O0")
+    assert np.array_equal(reader.cell_frames(probs, settings),
+                          reader.mapped(probs, ALPHABET, ignored=".", as_digit="S5 O0"))
+    assert not np.array_equal(reader.cell_frames(probs, settings), reader.cell_frames(probs, ReaderSettings(
+        second_ignored=".", second_as_digit="")))
     from ocr.ppocr import mark
 
     assert mark("d", ReaderSettings(second_as_digit="S5")) != mark("d", ReaderSettings())
