@@ -30,7 +30,9 @@ import time
 from collections import defaultdict
 from pathlib import Path
 
-os.environ.setdefault("OMP_THREAD_LIMIT", "1")  # this script's own Tesseract children
+from cli import one_core  # noqa: E402
+
+one_core()  # one thread for OpenCV and OpenMP (Tesseract), as the product reads
 
 import cv2  # noqa: E402
 import numpy as np  # noqa: E402

@@ -36,9 +36,11 @@ import time
 from collections import defaultdict
 from pathlib import Path
 
-os.environ.setdefault("OMP_THREAD_LIMIT", "1")
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+from cli import one_core  # noqa: E402
+
+one_core()  # one thread for OpenCV and OpenMP, as the product reads (before they load)
 
 import cv2  # noqa: E402
 import numpy as np  # noqa: E402

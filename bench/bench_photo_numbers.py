@@ -36,15 +36,16 @@ from __future__ import annotations
 import argparse
 import json
 import math
-import os
 import statistics
 import sys
 from collections import Counter
 from pathlib import Path
 
-os.environ.setdefault("OMP_THREAD_LIMIT", "1")
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+from cli import one_core  # noqa: E402
+
+one_core()  # one thread for OpenCV and OpenMP, as the product reads (before they load)
 sys.path.insert(0, str(ROOT / "bench"))
 
 from bench.confidence import calibration, tally  # noqa: E402
