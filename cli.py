@@ -1016,12 +1016,16 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+# the environment variables that bound a process's threads: OpenMP (Tesseract), BLAS, OpenCV
+THREAD_LIMITS = ("OMP_THREAD_LIMIT", "OMP_NUM_THREADS", "OPENCV_FOR_THREADS_NUM")
+
+
 def one_core() -> None:
     """Each process reads on one core: the batch runs one worker per core, and on single files
     OpenCV's thread pool and Tesseract's OpenMP threads cost ~18 % more CPU for no shorter wall time
     (bench/RESULTS.md).  They take their limits from the environment when they load, so this runs
     before anything imports them (cheaply: it imports nothing); a limit the user set is kept."""
-    for name in ("OMP_THREAD_LIMIT", "OMP_NUM_THREADS", "OPENCV_FOR_THREADS_NUM"):
+    for name in THREAD_LIMITS:
         os.environ.setdefault(name, "1")
 
 

@@ -25,7 +25,8 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-THREAD_LIMITS = ("OMP_NUM_THREADS", "OMP_THREAD_LIMIT", "OPENCV_FOR_THREADS_NUM")
+sys.path.insert(0, str(ROOT))
+from cli import THREAD_LIMITS  # noqa: E402
 
 
 def run_once(tree: Path, command: str, path: str, extra: list[str]) -> dict:
