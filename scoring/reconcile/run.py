@@ -51,8 +51,9 @@ def reconcile(reading: SheetReading, rules=None, settings: ReconcileSettings = D
                 1 for r0, r1 in zip(reading.rows, again.reading.rows, strict=True)
                 for key in r0.cells if r0.cells[key] is not r1.cells[key])
             return sheet
-        if not explain:
-            return first
+        if explain:  # the look changed nothing: the first reading's sheet, explained
+            add_explanations(first, first.meta["hypotheses"] > 0, rules)
+        return first
     return _reconciled(reading, rules, settings, checker, explain)
 
 
@@ -126,7 +127,7 @@ def _reconciled(reading: SheetReading, rules, settings: ReconcileSettings, check
         meta={"hypotheses": len(hyps), "arithmetic_totals": final}, rescan=rescan,
     )
     if explain:
-        add_explanations(sheet, shown, rules)
+        add_explanations(sheet, shown is not None, rules)
     sheet = apply_missing(reading, sheet, settings.rescan)  # a picture not showing all the sheet
     sheet = apply_small(reading, sheet, settings.rescan)  # writing too small to read surely
     sheet = apply_unread(reading, sheet, settings.rescan)  # a photo's unread cells filled in
@@ -187,11 +188,13 @@ def winners_behind(hyps: list[Hypothesis], winners: str, deals: list[int], empty
     return out
 
 
-def add_explanations(sheet: ReconciledSheet, best: Hypothesis | None, rules) -> None:
-    """Each deal's explanations (explain.py) on ``sheet`` and its rows."""
+def add_explanations(sheet: ReconciledSheet, decoded: bool, rules) -> None:
+    """Each deal's explanations (explain.py) on ``sheet`` and its rows, where a reading was
+    ``decoded`` (the values the rows show; the review and rescan rules after the decoding change
+    no value, so the explanations may come before or after them)."""
     from scoring.reconcile.explain import explain_sheet
 
-    if best is None:
+    if not decoded:
         return
     sheet.explanations = explain_sheet(sheet, rules)
     for row in sheet.rows:
