@@ -19,12 +19,15 @@ import numpy as np
 
 from ocr.data import Table
 from ocr.ppocr import HEIGHT, writing_crop
-from ocr.qr import decode_codes
+from ocr.qr import decode_codes, may_hold_code
 
 LINE_FIELDS = ("names_ns", "names_ew", "winners")
 # the top left corner of the straightened page (as shares of its height and width) holds the code
 # of our printed forms (at the margins, 22 mm: ~14 % of the height, ~20 % of the width)
 QR_CORNER = (0.25, 0.45)
+# ... a code 21-33 modules of 4-9 px on the page straightened to 2,000 px: its side as shares of that,
+# with room either way (a corner with no block that size is not searched: ocr.qr.may_hold_code)
+QR_SIDE = (0.025, 0.2)
 LINE_MARGIN = 0.15  # paper around the writing, x its height (as ocr.ppocr.read_line cuts it)
 PAPER_BELOW = 25
 MIN_CONTRAST = 30  # the darkest writing this much darker than the paper, or the field is empty
@@ -109,8 +112,9 @@ def sheet_clues(table: Table) -> dict:
     try:
         image = table.straight.image
         h, w = image.shape[:2]
-        out["qr"] = decode_codes(image[: max(1, round(QR_CORNER[0] * h)),
-                                       : max(1, round(QR_CORNER[1] * w))])
+        corner = image[: max(1, round(QR_CORNER[0] * h)), : max(1, round(QR_CORNER[1] * w))]
+        if may_hold_code(corner, (QR_SIDE[0] * max(h, w), QR_SIDE[1] * max(h, w))):
+            out["qr"] = decode_codes(corner)
     except (cv2.error, ValueError, AttributeError):
         pass
     for cell in table.cells:

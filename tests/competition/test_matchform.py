@@ -11,12 +11,12 @@ import numpy as np
 import pytest
 
 from competition.ids import parse_payload, qr_payload
-from ocr.clues import decode_png, encode_png, line_crop, sheet_clues
-from ocr.form import FormStyle, random_style
+from ocr.clues import QR_CORNER, QR_SIDE, decode_png, encode_png, line_crop, sheet_clues
+from ocr.form import FormStyle, random_style, render_form
 from ocr.matchform import MatchHeader, match_form_pdf_bytes, render_match_form
 from ocr.pipeline import read_file
 from ocr.ppocr import HEIGHT
-from ocr.qr import decode_codes
+from ocr.qr import decode_codes, may_hold_code
 from samples.competition import jpeg, match_sheet
 
 HEADER = MatchHeader(qr_payload("k7q2ab", "R2-M11"), "Kapiti Rubber Bridge - round 2, match R2-M11",
@@ -103,6 +103,23 @@ def test_no_code_on_a_blank_or_random_page():
     noise = np.random.default_rng(1).integers(0, 256, (300, 300)).astype(np.uint8)
     assert decode_codes(noise) == []
     assert decode_codes(np.zeros((0, 0), np.uint8)) == []
+
+
+def test_only_a_corner_with_a_code_sized_block_is_searched():
+    """The quick look before the detector: the printed form's corner, straightened to 2,000 px,
+    holds the code's block; a plain form's corner (title, names lines, ruled table) holds none."""
+    for header in (HEADER, None):
+        style = random_style(random.Random(3), "classic", 200)
+        img = render_match_form(header, style)[0] if header else render_form(style)[0]
+        k = 2000 / max(img.shape[:2])
+        page = cv2.resize(img, None, fx=k, fy=k, interpolation=cv2.INTER_AREA)
+        h, w = page.shape[:2]
+        corner = page[: round(QR_CORNER[0] * h), : round(QR_CORNER[1] * w)]
+        side = (QR_SIDE[0] * max(h, w), QR_SIDE[1] * max(h, w))
+        assert may_hold_code(corner, side) is (header is not None)
+        assert decode_codes(corner) == ([HEADER.payload] if header else [])
+    assert not may_hold_code(np.full((400, 300), 255, np.uint8), (50, 400))
+    assert not may_hold_code(np.zeros((0, 0), np.uint8), (50, 400))
 
 
 def test_every_random_printing_keeps_the_code_readable():
