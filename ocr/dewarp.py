@@ -213,9 +213,10 @@ def first_grid(grey: np.ndarray, settings: GeometrySettings, thick: bool = False
     return best, level
 
 
-def rulings_only(ink: np.ndarray, per: float, settings: GeometrySettings) -> np.ndarray:
+def rulings_only(ink: np.ndarray, per: float, settings: GeometrySettings, strict: bool = False) -> np.ndarray:
     """The long strokes of ``ink`` on a roughly straightened table (``per`` pixels a row height):
-    rulings run along rows and columns further than any handwriting does."""
+    rulings run along rows and columns further than any handwriting does.  ``strict``: also without
+    the vertical strokes of handwriting stacked down a column (see :func:`_stacked_writing`)."""
     rect = cv2.getStructuringElement
     tilt = settings.dewarp_tilt_px
     hk = max(5, round(settings.dewarp_ruling_rows[0] * per))
@@ -226,7 +227,26 @@ def rulings_only(ink: np.ndarray, per: float, settings: GeometrySettings) -> np.
     vt = cv2.dilate(ink, rect(cv2.MORPH_RECT, (tilt, 1)))
     vt = cv2.morphologyEx(vt, cv2.MORPH_CLOSE, rect(cv2.MORPH_RECT, (1, max(3, round(0.15 * per)))))
     vt = cv2.morphologyEx(vt, cv2.MORPH_OPEN, rect(cv2.MORPH_RECT, (1, vk)))
+    if strict:
+        vt = _stacked_writing(vt, per, settings)
     return cv2.bitwise_and(cv2.bitwise_or(hz, vt), cv2.dilate(ink, rect(cv2.MORPH_RECT, (3, 3))))
+
+
+def _stacked_writing(vt: np.ndarray, per: float, settings: GeometrySettings) -> np.ndarray:
+    """``vt`` (a rough image's vertical strokes, ``per`` pixels a row height) without handwriting
+    stacked down a column over many rows (a cumulative score repeated deal after deal, its digits
+    touching the rulings between them): bands wider than GeometrySettings.dewarp_stack_width row
+    heights (a ruling is thin), and strokes shorter than ``dewarp_stack_rows`` (a column ruling
+    runs down the whole table)."""
+    rect = cv2.getStructuringElement
+    band = cv2.morphologyEx(vt, cv2.MORPH_OPEN,
+                            rect(cv2.MORPH_RECT, (max(3, round(settings.dewarp_stack_width * per)), 1)))
+    vt = cv2.subtract(vt, cv2.dilate(band, rect(cv2.MORPH_RECT, (3, 1))))
+    n, labels, stats, _ = cv2.connectedComponentsWithStats(vt, connectivity=8)
+    short = np.flatnonzero(stats[1:, cv2.CC_STAT_HEIGHT] < settings.dewarp_stack_rows * per) + 1
+    if short.size:
+        vt[np.isin(labels, short)] = 0
+    return vt
 
 
 def _spaced_widths(grid: TableGrid) -> TableGrid:
@@ -251,7 +271,7 @@ def _pitch(grid: TableGrid) -> float | None:
 
 
 def second_grid(grey: np.ndarray, level: int, model: TableModel, grid: TableGrid,
-                settings: GeometrySettings) -> TableGrid | None:
+                settings: GeometrySettings, strict: bool = False) -> TableGrid | None:
     """Pass two: the table roughly straightened by ``model``, its lattice found from the rulings
     alone, and its crossings mapped back onto ``grey`` (None when it finds less than pass one)."""
     rows, cols = grid.shape
@@ -265,7 +285,7 @@ def second_grid(grey: np.ndarray, level: int, model: TableModel, grid: TableGrid
     if size[0] * size[1] > 4 * grey.size:
         return None
     smooth = TableModel(model.h, model.poly, model.norm, model.xs, model.ys, None)  # no mesh yet
-    cells = _rough_cells(grey, level, smooth, (x0, y0), per, size, settings)
+    cells = _rough_cells(grey, level, smooth, (x0, y0), per, size, settings, strict)
     # the slack for the mask's thick rulings on a lattice of most of the table only (measured there)
     found = _rough_grid(cells, settings)
     if (found is None or found.cells < grid.cells) and settings.dewarp_thick_retry and rows < DEALS:
@@ -284,7 +304,7 @@ def second_grid(grey: np.ndarray, level: int, model: TableModel, grid: TableGrid
 
 
 def _rough_cells(grey: np.ndarray, level: int, smooth: TableModel, origin: tuple[float, float], per: float,
-                 size: tuple[int, int], settings: GeometrySettings) -> list:
+                 size: tuple[int, int], settings: GeometrySettings, strict: bool = False) -> list:
     """The paper patches between the rulings of ``grey`` roughly straightened by ``smooth`` onto a
     canvas of ``size`` whose pixel (u, v) is table point ``origin`` + (u, v) / ``per``, thresholded at
     ``level`` (the long strokes alone: see :func:`rulings_only`)."""
@@ -292,7 +312,7 @@ def _rough_cells(grey: np.ndarray, level: int, smooth: TableModel, origin: tuple
     g = remap_grid(smooth, origin[0], origin[1], per, size, step)
     rough = warp(grey, g, step, size)
     ink = cv2.threshold(rough, level, 255, cv2.THRESH_BINARY_INV)[1]
-    return find_cells(rulings_only(ink, per, settings), settings)
+    return find_cells(rulings_only(ink, per, settings, strict), settings)
 
 
 def _rough_grid(cells: list, settings: GeometrySettings, thick: bool = False) -> TableGrid | None:
@@ -322,7 +342,8 @@ def _mapped_back(found: TableGrid, smooth: TableModel, origin: tuple[float, floa
 PAGE_ROWS = (210.0 / ROW_MM, 297.0 / ROW_MM)  # the printed page in row heights (A4, portrait)
 
 
-def paper_grid(grey: np.ndarray, paper: np.ndarray, settings: GeometrySettings) -> tuple[TableGrid | None, int]:
+def paper_grid(grey: np.ndarray, paper: np.ndarray, settings: GeometrySettings,
+               strict: bool = False) -> tuple[TableGrid | None, int]:
     """Pass one seeded by the sheet's outline ``paper`` (corners tl, tr, br, bl on ``grey``): the page
     straightened by that quad's homography onto a rough image of dewarp_rough_px a row, and the
     lattice found there from the rulings alone (as pass two finds it), at each grid_thresholds level
@@ -342,7 +363,7 @@ def paper_grid(grey: np.ndarray, paper: np.ndarray, settings: GeometrySettings) 
     size = (int((w + 2) * per), int((h + 2) * per))
     best, level = None, settings.grid_thresholds[0]
     for t in settings.grid_thresholds:
-        cells = _rough_cells(grey, t, model, origin, per, size, settings)
+        cells = _rough_cells(grey, t, model, origin, per, size, settings, strict)
         found = _rough_grid(cells, settings)
         if (found is None or found.cells < settings.grid_enough_cells) and settings.dewarp_thick_retry:
             thick = _rough_grid(cells, settings, thick=True)
@@ -378,7 +399,7 @@ def row_pitch(img: np.ndarray, settings: GeometrySettings, min_cells: int = 1) -
 
 
 def straighten_photo(page: Page, settings: GeometrySettings | None = None,
-                     paper: np.ndarray | None = None) -> StraightPage | None:
+                     paper: np.ndarray | None = None, strict: bool = False) -> StraightPage | None:
     """The sheet of a photo straightened from its deal table's lattice, or None when no lattice of
     a table is found (the caller falls back to the paper's outline).  ``paper``: the sheet's corners
     (tl, tr, br, bl) on Page.image when its whole outline shows, for :func:`paper_grid`."""
@@ -412,7 +433,7 @@ def straighten_photo(page: Page, settings: GeometrySettings | None = None,
         # still too few, and the sheet's outline shows (a far sheet): its lattice sought on the page
         # straightened by that outline, where rulings are told from handwriting by their length
         # (taken with rows enough to pin a curl, as a grown lattice: the rows placed past a few drift)
-        seeded, at = paper_grid(grey, np.asarray(paper, np.float64) * a, settings)
+        seeded, at = paper_grid(grey, np.asarray(paper, np.float64) * a, settings, strict)
         if (seeded is not None and seeded.shape[0] >= settings.dewarp_grown_rows
                 and (grid is None or seeded.cells > grid.cells)):
             grid, level = seeded, at
@@ -421,7 +442,7 @@ def straighten_photo(page: Page, settings: GeometrySettings | None = None,
     model = fit_model(grid, settings)
     if model is None:
         return None
-    better = second_grid(grey, level, model, grid, settings)
+    better = second_grid(grey, level, model, grid, settings, strict)
     refined = fit_model(better, settings) if better is not None else None
     if refined is not None:
         grid, model = better, refined
@@ -433,7 +454,7 @@ def straighten_photo(page: Page, settings: GeometrySettings | None = None,
         # (a few cells more are the same lattice cut again, its column widths drifting: not taken)
         if grid.shape[1] >= N_COLS and grid.shape[0] >= DEALS:
             break
-        better = second_grid(grey, level, model, grid, settings)
+        better = second_grid(grey, level, model, grid, settings, strict)
         grows = better is not None and better.cells >= settings.dewarp_regrow_gain * grid.cells
         refined = fit_model(better, settings) if grows else None
         if refined is None:
@@ -443,6 +464,12 @@ def straighten_photo(page: Page, settings: GeometrySettings | None = None,
         # grown, but still too few rows to pin the sheet's curl: the rows the canvas places past
         # them drift (a row off twenty rows on); the lattice as found stands
         grid, model = before
+    if not strict and settings.dewarp_stack_retry and grid.shape[1] < 4:
+        # too few columns to place the table by: pass two may have taken handwriting stacked down
+        # a column for rulings that split its cells (see _stacked_writing); sought again without it
+        again = straighten_photo(page, settings, paper, strict=True)
+        if again is not None and len(again.table_rulings.xs) > grid.shape[1] + 1:
+            return again
     rows, cols = grid.shape
     xs, ys = model.xs, model.ys
     found = grid.found.copy()
