@@ -464,7 +464,7 @@ def straighten_photo(page: Page, settings: GeometrySettings | None = None,
         # grown, but still too few rows to pin the sheet's curl: the rows the canvas places past
         # them drift (a row off twenty rows on); the lattice as found stands
         grid, model = before
-    if not strict and settings.dewarp_stack_retry and grid.shape[1] < 4:
+    if not strict and settings.dewarp_stack_retry and grid.shape[1] < settings.dewarp_stack_cols:
         # too few columns to place the table by: pass two may have taken handwriting stacked down
         # a column for rulings that split its cells (see _stacked_writing); sought again without it
         again = straighten_photo(page, settings, paper, strict=True)

@@ -230,10 +230,12 @@ class GeometrySettings:
     # a horizontal (vertical) ruling runs at least
     dewarp_ruling_rows: tuple[float, float] = (2.5, 5.0)
     #   this many row heights; writing does not (digits stacked down a column touch across ~3 rows)
-    # a lattice of fewer than four columns is sought again with pass two's vertical strokes
-    #   stripped of handwriting stacked down a column (a cumulative score repeated over many deals):
-    #   bands wider than dewarp_stack_width row heights, strokes shorter than dewarp_stack_rows
+    # a lattice of fewer than dewarp_stack_cols columns (too few to place the table by) is sought
+    #   again with pass two's vertical strokes stripped of handwriting stacked down a column (a
+    #   cumulative score repeated over many deals): bands wider than dewarp_stack_width row
+    #   heights, strokes shorter than dewarp_stack_rows
     dewarp_stack_retry: bool = True
+    dewarp_stack_cols: int = 4
     dewarp_stack_width: float = 0.4
     dewarp_stack_rows: float = 12.0
     # rows of a whole deal table's lattice (N/S-E/W header row, 30 deals, Total)
