@@ -16,7 +16,7 @@ from the original photo, onto a canvas of the printed page's proportions.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import cv2
 import numpy as np
@@ -399,12 +399,17 @@ def row_pitch(img: np.ndarray, settings: GeometrySettings, min_cells: int = 1) -
 
 
 def straighten_photo(page: Page, settings: GeometrySettings | None = None,
-                     paper: np.ndarray | None = None, strict: bool = False) -> StraightPage | None:
+                     paper: np.ndarray | None = None, strict: bool = False,
+                     faint: bool = False) -> StraightPage | None:
     """The sheet of a photo straightened from its deal table's lattice, or None when no lattice of
     a table is found (the caller falls back to the paper's outline).  ``paper``: the sheet's corners
-    (tl, tr, br, bl) on Page.image when its whole outline shows, for :func:`paper_grid`."""
+    (tl, tr, br, bl) on Page.image when its whole outline shows, for :func:`paper_grid`.
+    ``faint``: the lattice sought only by :func:`paper_grid` at the faint levels (see
+    GeometrySettings.photo_faint_levels)."""
     settings = settings or GeometrySettings()
     ana, a = _shrink(page.image, settings.photo_analysis_long)
+    if faint:
+        return _faint(page, ana, a, settings, paper)
     patches: dict[int, list] = {}
     light, grey, grid, level = _analyse(ana, settings, patches)
     tried = [(ana, a, light, grey, patches)]
@@ -464,12 +469,48 @@ def straighten_photo(page: Page, settings: GeometrySettings | None = None,
         # grown, but still too few rows to pin the sheet's curl: the rows the canvas places past
         # them drift (a row off twenty rows on); the lattice as found stands
         grid, model = before
-    if not strict and settings.dewarp_stack_retry and grid.shape[1] < settings.dewarp_stack_cols:
+    if not strict and grid.shape[1] < settings.dewarp_stack_cols:
         # too few columns to place the table by: pass two may have taken handwriting stacked down
         # a column for rulings that split its cells (see _stacked_writing); sought again without it
-        again = straighten_photo(page, settings, paper, strict=True)
+        again = straighten_photo(page, settings, paper, strict=True) if settings.dewarp_stack_retry else None
         if again is not None and len(again.table_rulings.xs) > grid.shape[1] + 1:
             return again
+        if settings.photo_faint_levels and paper is not None:
+            # or the table's rulings are barely darker than the paper (washed out by the light) and
+            # break at every usual level: sought on the page straightened by the sheet's outline
+            again = straighten_photo(page, settings, paper, faint=True)
+            if again is not None and len(again.table_rulings.xs) > grid.shape[1] + 1:
+                return again
+    return _placed(page, ana, a, light, grey, grid, model, settings)
+
+
+def _faint(page: Page, ana: np.ndarray, a: float, settings: GeometrySettings,
+           paper: np.ndarray | None) -> StraightPage | None:
+    """straighten_photo's faint retry: :func:`paper_grid` at GeometrySettings.photo_faint_levels on
+    the light-flattened photo (a lattice of rows enough to pin a curl), then pass two at its level."""
+    if paper is None:
+        return None
+    kernel = max(9, round(max(ana.shape[:2]) * settings.light_kernel_share))
+    light = background(ana, kernel)
+    grey = flatten_light(ana, kernel, light)
+    grid, level = paper_grid(grey, np.asarray(paper, np.float64) * a,
+                             replace(settings, grid_thresholds=settings.photo_faint_levels))
+    if grid is None or grid.shape[0] < settings.dewarp_grown_rows:
+        return None
+    model = fit_model(grid, settings)
+    if model is None:
+        return None
+    better = second_grid(grey, level, model, grid, settings)
+    refined = fit_model(better, settings) if better is not None else None
+    if refined is not None and better.shape[0] >= settings.dewarp_grown_rows:
+        grid, model = better, refined
+    return _placed(page, ana, a, light, grey, grid, model, settings)
+
+
+def _placed(page: Page, ana: np.ndarray, a: float, light: np.ndarray, grey: np.ndarray, grid: TableGrid,
+            model: TableModel, settings: GeometrySettings) -> StraightPage:
+    """The sheet straightened by ``model`` of the lattice ``grid`` (on ``ana``, ``a`` times
+    Page.image's size, its light ``light``), the columns it missed placed as the form has them."""
     rows, cols = grid.shape
     xs, ys = model.xs, model.ys
     found = grid.found.copy()

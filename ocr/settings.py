@@ -238,6 +238,10 @@ class GeometrySettings:
     dewarp_stack_cols: int = 4
     dewarp_stack_width: float = 0.4
     dewarp_stack_rows: float = 12.0
+    # ... and, when the sheet's outline shows, by dewarp.paper_grid at these ink levels: rulings
+    #   washed out by the light, ~15-25 levels under the flattened paper's 255, and blurred, break
+    #   at every grid_thresholds level; () turns it off
+    photo_faint_levels: tuple[int, ...] = (244, 248)
     # rows of a whole deal table's lattice (N/S-E/W header row, 30 deals, Total)
     photo_table_rows: int = 32
     # the title, names and winners lines sit within this many rows above

@@ -196,6 +196,28 @@ def test_a_scan_sized_picture_is_not_enlarged(monkeypatch):
     assert sizes == [1150, 2300]
 
 
+def test_a_washed_out_tables_lattice_is_sought_at_faint_levels():
+    """A 3-D scene (seed 31012) of a whole sheet turned ~100 degrees on a checkerboard cloth: the
+    left half of its table is washed out, its rulings ~15-25 levels under the paper and blurred, so
+    at every usual level the lattices pass one and the outline find hold three columns at most.  Sought
+    again on the page straightened by the outline at the faint levels, the lattice holds the rows
+    and the deal-number to E/W score columns: every deal is named and every cell cut is in place
+    (a few washed-out cells named under glare rather than cut)."""
+    page, truth = photo3d(31012)
+    table = _table(page)
+    assert table.deal_rows == [str(d) for d in range(1, 31)]
+    quads = {(c["row"], c["key"]): np.array(c["quad"], np.float32) for c in truth["cells"]}
+    got = {(c.row, c.key): c for c in table.cells if c.row}
+    named = {(str(d), k) for m in table.missing for d in m.deals for k in m.keys}
+    scores = [(str(d), k) for d in range(1, 31) for k in ("ns", "ew", "cum_ns", "cum_ew")]
+    assert all(rk in got or rk in named for rk in scores)
+    assert sum(rk in got for rk in scores) >= 115
+    for rk, cell in got.items():
+        centre = tuple(float(v) for v in cell.quad.mean(axis=0))
+        assert cv2.pointPolygonTest(quads[rk], centre, False) >= 0, rk
+    assert _fails(page, truth, GeometrySettings(photo_faint_levels=()))
+
+
 def test_rows_placed_past_the_lattice_are_cut_whole_never_of_no_height():
     """A 3-D scene (seed 7021) sought without enlarging: the lattice holds rows 1-28 and rows 29-30
     are placed by their pitch below it.  Their cells lie past the region cleaned of rulings around
