@@ -197,9 +197,9 @@ def main(argv: list[str]) -> int:
               f" ({statistics.mean(reviews):.1f}) | |")
     if cpu:
         print(f"| CPU s per sheet end to end, median (max) | {statistics.median(cpu):.2f}"
-              f" ({max(cpu):.2f}) | (issue 4's ≤ 0.6 s is for reading alone: bench_read.py) |")
+              f" ({max(cpu):.2f}) | ≤ 0.6 s (issue 34, one core, median) |")
     print(f"| peak RSS (with the in-process sheet generator) | {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f}"
-          " MB | (issue 4's ≤ 400 MB is for reading alone: bench_read.py) |")
+          " MB | (issue 34's ≤ 500 MB is for a read alone: bench_read.py, bench_fresh_read.py) |")
     print("\n| scan kind | sheets | read exactly | mistake-free sheets flagged |")
     print("|---|---|---|---|")
     for kind, (n, ok, fl) in sorted(by_kind.items()):
