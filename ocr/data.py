@@ -174,6 +174,7 @@ class Table:
     texts: dict[str, str | None] | None = None
     missing: list[Missing] = field(default_factory=list)  # what this picture does not show readably
     rows_found: int = 0  # rows found ruled (the others of deal_rows were placed by the rows' pitch)
+    far: bool = False  # found only on the photo enlarged, its sheet too small (ocr/far.py)
 
     def cell(self, row: str, key: str) -> CellImage | None:
         for c in self.cells:

@@ -4,11 +4,13 @@ a closer photo instead of told that no table was found (the table may well be th
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import cv2
 import numpy as np
 
-from ocr.data import InputError, Page
-from ocr.dewarp import ROW_MM, row_pitch
+from ocr.data import InputError, Page, Table
+from ocr.dewarp import ROW_MM, row_pitch, straighten_photo
 from ocr.page import is_photo, paper_corners
 from ocr.settings import GeometrySettings
 
@@ -75,3 +77,46 @@ def too_far(page: Page, source: str, settings: GeometrySettings) -> InputError |
     return InputError(f"{source}: the sheet is too small in this photo to be read (its rows about {px:.0f} "
                       f"pixels high, {settings.far_sheet_row_px:.0f} needed): take the photo closer, with "
                       "the sheet filling the frame.")
+
+
+def far_table(page: Page, settings: GeometrySettings) -> Table | None:
+    """The table of a far photo on which none was found (the caller's :func:`too_far` asks for a
+    closer one), sought again by the photo path on the photo enlarged by each of
+    GeometrySettings.far_retry_scales in turn; its cells and outline put back onto ``page``.  Its
+    sheet being too small (Table.far), the reader puts all its numbers in review (ocr/legible.py).
+    None when none is found."""
+    from ocr.table import find_table
+
+    long = max(page.image.shape[:2])
+    tried = set()
+    for k in settings.far_retry_scales:
+        k = min(k, settings.far_retry_long / long)  # (a large photo: its enlarged copy bounded)
+        if k <= 1.0 or round(k, 3) in tried:
+            continue
+        tried.add(round(k, 3))
+        big = Page(page.source, page.index, cv2.resize(page.image, None, fx=k, fy=k, interpolation=cv2.INTER_CUBIC),
+                   page.meta)
+        try:
+            straight = straighten_photo(big, settings, paper_corners(big.image, settings))
+            if straight is None:
+                continue
+            table = find_table(straight, settings)
+        except (InputError, ValueError, IndexError, ZeroDivisionError, np.linalg.LinAlgError, cv2.error):
+            continue
+        return _onto(table, page, k)
+    return None
+
+
+def _onto(table: Table, page: Page, k: float) -> Table:
+    """``table``, found on ``page`` enlarged ``k`` times, with its straightening and outlines on ``page``."""
+    s = table.straight
+    back = np.diag([1.0 / k, 1.0 / k, 1.0])
+    table.straight = replace(s, page=page, to_original=back @ s.to_original,
+                             grid=None if s.grid is None else s.grid / np.float32(k))
+    for c in table.cells:
+        if c.quad is not None:
+            c.quad = (np.asarray(c.quad) / k).astype(np.asarray(c.quad).dtype)
+    if table.table_quad is not None:
+        table.table_quad = np.asarray(table.table_quad, np.float64) / k
+    table.far = True  # (its sheet's rows under far_sheet_row_px: every one's numbers to review)
+    return table

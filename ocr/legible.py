@@ -37,7 +37,8 @@ def unread_share(readings: list[CellReading]) -> float:
 
 def small_writing(table: Table, readings: list[CellReading], settings: ReaderSettings) -> dict | None:
     """The reading meta's "small_writing" for a photographed table (straightened from its lattice):
-    the deals whose rows are less than ReaderSettings.small_writing_px photo pixels high -- or
+    the deals whose rows are less than ReaderSettings.small_writing_px photo pixels high (all of a
+    table found on a far sheet only enlarged: Table.far) -- or
     every deal, where the rows are on the whole (their median) under blurred_writing_px and the
     reader could not read blurred_unread_share of the written numbers (``readings``: the number
     cells'), the writing blurred as well as small; or every deal, whatever the rows' height, where
@@ -49,7 +50,7 @@ def small_writing(table: Table, readings: list[CellReading], settings: ReaderSet
     heights = row_heights(table)
     if not heights:
         return None
-    small = sorted(d for d, h in heights.items() if h < settings.small_writing_px)
+    small = sorted(d for d, h in heights.items() if h < settings.small_writing_px or table.far)
     share = unread_share(readings)
     blurred = (float(np.median(list(heights.values()))) < settings.blurred_writing_px
                and share >= settings.blurred_unread_share)

@@ -111,7 +111,7 @@ def _read_page(source: str, page: Page) -> PageOutcome:
     import time
 
     from ocr.clues import sheet_clues
-    from ocr.far import too_far
+    from ocr.far import far_table, too_far
     from ocr.page import straighten
     from ocr.read import read_table
     from ocr.table import find_table
@@ -124,9 +124,14 @@ def _read_page(source: str, page: Page) -> PageOutcome:
             t1 = time.perf_counter()
             table = find_table(straight)
         except InputError as exc:
-            # no table on a photo of a sheet too far off to read: ask for a closer one instead
+            # no table on a photo of a sheet too far off to read: sought again enlarged (its numbers
+            # then all go to review), else a closer photo is asked for instead
+            t1 = time.perf_counter()
             where = page.source + (f" page {page.index + 1}" if page.index else "")
-            raise too_far(page, where, GeometrySettings()) or exc from None
+            far = too_far(page, where, GeometrySettings())
+            table = far_table(page, GeometrySettings()) if far is not None else None
+            if table is None:
+                raise far or exc from None
         t2 = time.perf_counter()
         outcome.reading = read_table(table)
         t3 = time.perf_counter()

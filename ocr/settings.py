@@ -178,6 +178,11 @@ class GeometrySettings:
     #   ocr/far.py); 0 turns it off
     far_sheet_row_px: float = 20.0
     far_sheet_cells: int = 12
+    # ... but first, its table sought again on the photo enlarged by each of these factors in turn
+    #   (cubic; ocr/far.py far_table): a far sheet's lattice and rows, at ~15 px a row, are lost or
+    #   left unnamed by the noise of one resampling and found by another's; () turns it off
+    far_retry_scales: tuple[float, ...] = (1.5, 2.0, 2.5)
+    far_retry_long: int = 4200  # ... each at most this long (pixels): its memory bounded
     #   ... the paper, where its outline is not found, as the photo's largest bright patch of little
     #   colour (ocr/far.py paper_patch): pixels at least as bright as this percentile of the photo
     #   (a far sheet covers ~10-30 % of it), under this saturation (0-255), sought on the photo

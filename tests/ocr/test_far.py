@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import cv2
 import numpy as np
-from geometry_samples import photo3d
+import pytest
+from geometry_samples import cells_right, photo3d
 
-from ocr.data import Page
-from ocr.far import paper_patch, row_px, too_far
+from ocr.data import InputError, Page
+from ocr.far import far_table, paper_patch, row_px, too_far
 from ocr.pipeline import read_file
 from ocr.settings import GeometrySettings
 
@@ -24,6 +25,37 @@ def test_a_far_sheet_without_a_table_found_is_asked_for_again_from_closer():
     assert error.startswith("far.jpg: the sheet is too small in this photo to be read (its rows about 1")
     assert "take the photo closer" in error
     assert too_far(page, "far.jpg", GeometrySettings(far_sheet_row_px=0)) is None
+
+
+def test_a_far_sheets_table_is_found_on_the_photo_enlarged_its_numbers_all_in_review():
+    """A 3-D scene (seed 31015, as sent: a JPEG at its quality) of a whole sheet far off, its rows
+    ~14 px high: no table is found on the photo as it is (its rows are left unnamed), but on it
+    enlarged (GeometrySettings.far_retry_scales) the table is, cut right; its numbers all go to
+    review with a request for a closer photo.  The retry off, the too-small error stands."""
+    from ocr.load import load_pages
+    from ocr.page import straighten
+    from ocr.table import find_table
+    from scoring.reconcile import reconcile
+
+    image, truth = photo3d(31015)
+    ok, jpeg = cv2.imencode(".jpg", image.image, [cv2.IMWRITE_JPEG_QUALITY, int(truth["jpeg_quality"])])
+    page = load_pages("far.jpg", data=jpeg.tobytes(), name="far.jpg")[0]
+    settings = GeometrySettings()
+    with pytest.raises(InputError):
+        find_table(straighten(page, settings), settings)
+    table = far_table(page, settings)
+    assert table is not None and table.far and table.straight.page is page and cells_right(table, truth) == ""
+    outcome = next(iter(read_file("far.jpg", data=jpeg.tobytes(), name="far.jpg")))
+    assert outcome.error is None
+    sheet = reconcile(outcome.reading, explain=False).to_json()
+    assert sheet["rescan"].startswith("the writing is too small") and "closer" in sheet["rescan"]
+    asked = {(r["deal"], r["column"]) for r in sheet["review"]}
+    shown = [(row["deal"], c) for row in sheet["rows"] for c in ("ns", "ew", "cum_ns", "cum_ew")]
+    assert len(sheet["rows"]) == 30 and set(shown) <= asked
+    # the retry off: the too-small error, as before
+    off = GeometrySettings(far_retry_scales=())
+    assert far_table(page, off) is None
+    assert "take the photo closer" in str(too_far(page, "far.jpg", off))
 
 
 def test_a_near_sheet_or_a_scan_keeps_its_own_error():
