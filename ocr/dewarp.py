@@ -399,17 +399,12 @@ def row_pitch(img: np.ndarray, settings: GeometrySettings, min_cells: int = 1) -
 
 
 def straighten_photo(page: Page, settings: GeometrySettings | None = None,
-                     paper: np.ndarray | None = None, strict: bool = False,
-                     faint: bool = False) -> StraightPage | None:
+                     paper: np.ndarray | None = None, strict: bool = False) -> StraightPage | None:
     """The sheet of a photo straightened from its deal table's lattice, or None when no lattice of
     a table is found (the caller falls back to the paper's outline).  ``paper``: the sheet's corners
-    (tl, tr, br, bl) on Page.image when its whole outline shows, for :func:`paper_grid`.
-    ``faint``: the lattice sought only by :func:`paper_grid` at the faint levels (see
-    GeometrySettings.photo_faint_levels)."""
+    (tl, tr, br, bl) on Page.image when its whole outline shows, for :func:`paper_grid`."""
     settings = settings or GeometrySettings()
     ana, a = _shrink(page.image, settings.photo_analysis_long)
-    if faint:
-        return _faint(page, ana, a, settings, paper)
     patches: dict[int, list] = {}
     light, grey, grid, level = _analyse(ana, settings, patches)
     tried = [(ana, a, light, grey, patches)]
@@ -478,21 +473,17 @@ def straighten_photo(page: Page, settings: GeometrySettings | None = None,
         if settings.photo_faint_levels and paper is not None:
             # or the table's rulings are barely darker than the paper (washed out by the light) and
             # break at every usual level: sought on the page straightened by the sheet's outline
-            again = straighten_photo(page, settings, paper, faint=True)
+            again = _faint(page, *tried[0][:4], settings, paper)
             if again is not None and len(again.table_rulings.xs) > grid.shape[1] + 1:
                 return again
     return _placed(page, ana, a, light, grey, grid, model, settings)
 
 
-def _faint(page: Page, ana: np.ndarray, a: float, settings: GeometrySettings,
-           paper: np.ndarray | None) -> StraightPage | None:
+def _faint(page: Page, ana: np.ndarray, a: float, light: np.ndarray, grey: np.ndarray,
+           settings: GeometrySettings, paper: np.ndarray) -> StraightPage | None:
     """straighten_photo's faint retry: :func:`paper_grid` at GeometrySettings.photo_faint_levels on
-    the light-flattened photo (a lattice of rows enough to pin a curl), then pass two at its level."""
-    if paper is None:
-        return None
-    kernel = max(9, round(max(ana.shape[:2]) * settings.light_kernel_share))
-    light = background(ana, kernel)
-    grey = flatten_light(ana, kernel, light)
+    the photo's light-flattened ``grey`` (as :func:`_analyse` made it; a lattice of rows enough to pin
+    a curl), then pass two at its level."""
     grid, level = paper_grid(grey, np.asarray(paper, np.float64) * a,
                              replace(settings, grid_thresholds=settings.photo_faint_levels))
     if grid is None or grid.shape[0] < settings.dewarp_grown_rows:
