@@ -11,7 +11,7 @@ import numpy as np
 
 from ocr.data import InputError, Page, Table
 from ocr.dewarp import ROW_MM, row_pitch, straighten_photo
-from ocr.page import is_photo, paper_corners
+from ocr.page import GEOMETRY_ERRORS, is_photo, paper_corners
 from ocr.settings import GeometrySettings
 
 PAGE_LONG_MM = 297.0  # A4's long side
@@ -70,7 +70,7 @@ def too_far(page: Page, source: str, settings: GeometrySettings) -> InputError |
         if not is_photo(img, settings):
             return None
         px = row_px(page, settings)
-    except (ValueError, IndexError, ZeroDivisionError, np.linalg.LinAlgError, cv2.error):
+    except GEOMETRY_ERRORS:
         return None  # odd geometry: the error found stands
     if px is None or px >= settings.far_sheet_row_px:
         return None
@@ -101,7 +101,7 @@ def far_table(page: Page, settings: GeometrySettings) -> Table | None:
             if straight is None:
                 continue
             table = find_table(straight, settings)
-        except (InputError, ValueError, IndexError, ZeroDivisionError, np.linalg.LinAlgError, cv2.error):
+        except (InputError, *GEOMETRY_ERRORS):
             continue
         return _onto(table, page, k)
     return None

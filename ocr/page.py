@@ -16,6 +16,9 @@ from ocr.data import InputError, Page, StraightPage
 from ocr.dewarp import straighten_photo
 from ocr.settings import GeometrySettings
 
+# what NumPy and OpenCV raise on odd geometry (a degenerate quad, an empty crop): a path that fails
+GEOMETRY_ERRORS = (ValueError, IndexError, ZeroDivisionError, np.linalg.LinAlgError, cv2.error)
+
 
 def straighten(page: Page, settings: GeometrySettings | None = None) -> StraightPage:
     """Cut the sheet out of ``page`` and turn it upright and level (InputError if unusable).
@@ -29,18 +32,16 @@ def straighten(page: Page, settings: GeometrySettings | None = None) -> Straight
     img = page.image
     if img is None or img.ndim != 3 or img.shape[2] != 3 or min(img.shape[:2]) < 50:
         raise InputError(f"{page.source}: page {page.index + 1} has no usable image")
-    errors = (ValueError, IndexError, ZeroDivisionError, np.linalg.LinAlgError, cv2.error)
-
     def scan() -> StraightPage:
         try:
             return _straighten(page, settings)
-        except errors as exc:
+        except GEOMETRY_ERRORS as exc:
             raise InputError(f"{page.source}: page {page.index + 1}: cannot straighten ({exc})") from None
 
     def photo(paper: np.ndarray | None = None) -> StraightPage | None:
         try:
             return straighten_photo(page, settings, paper)
-        except errors:
+        except GEOMETRY_ERRORS:
             return None
 
     def photo_of_paper() -> StraightPage | None:
