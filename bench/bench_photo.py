@@ -47,7 +47,7 @@ import numpy as np  # noqa: E402
 
 from ocr import tess  # noqa: E402
 from ocr.data import InputError  # noqa: E402
-from ocr.far import far_table, too_far  # noqa: E402
+from ocr.far import far_retry  # noqa: E402
 from ocr.load import load_pages  # noqa: E402
 from ocr.page import straighten  # noqa: E402
 from ocr.settings import GeometrySettings  # noqa: E402
@@ -91,8 +91,7 @@ def evaluate(path: Path, truth: dict, read: bool, settings: GeometrySettings) ->
     except InputError as exc:
         # as the product does (ocr/pipeline.py): a far sheet sought again enlarged, else asked for
         # from closer
-        far = too_far(page, str(path), settings) if page is not None else None
-        table = far_table(page, settings) if far is not None else None
+        table, far = far_retry(page, str(path), settings) if page is not None else (None, None)
         if table is None:
             res["error"] = str(far or exc)
             return res

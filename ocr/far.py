@@ -79,6 +79,14 @@ def too_far(page: Page, source: str, settings: GeometrySettings) -> InputError |
                       "the sheet filling the frame.")
 
 
+def far_retry(page: Page, source: str, settings: GeometrySettings) -> tuple[Table | None, InputError | None]:
+    """Where no table was found on ``page``: (its table found on the photo enlarged, None) for a far
+    photo (:func:`far_table`), else (None, :func:`too_far`'s error: None unless the sheet is far)."""
+    far = too_far(page, source, settings)
+    table = far_table(page, settings) if far is not None else None
+    return (table, None) if table is not None else (None, far)
+
+
 def far_table(page: Page, settings: GeometrySettings) -> Table | None:
     """The table of a far photo on which none was found (the caller's :func:`too_far` asks for a
     closer one), sought again by the photo path on the photo enlarged by each of

@@ -111,7 +111,7 @@ def _read_page(source: str, page: Page) -> PageOutcome:
     import time
 
     from ocr.clues import sheet_clues
-    from ocr.far import far_table, too_far
+    from ocr.far import far_retry
     from ocr.page import straighten
     from ocr.read import read_table
     from ocr.table import find_table
@@ -128,8 +128,7 @@ def _read_page(source: str, page: Page) -> PageOutcome:
             # then all go to review), else a closer photo is asked for instead
             t1 = time.perf_counter()
             where = page.source + (f" page {page.index + 1}" if page.index else "")
-            far = too_far(page, where, GeometrySettings())
-            table = far_table(page, GeometrySettings()) if far is not None else None
+            table, far = far_retry(page, where, GeometrySettings())
             if table is None:
                 raise far or exc from None
         t2 = time.perf_counter()
