@@ -145,8 +145,7 @@ def fit(images: list[np.ndarray], truths: list[str], base: ReaderSettings) -> No
     cuts = [prepared[k][1] for k in inked]
     first = net.nets[0].read(inputs)
     found = net.nbest(inputs, [NUMBER_SYMBOLS] * len(inked), beam=base.beam, cuts=cuts, first=first)
-    lps = [second.cell_frames(p, base)
-           for p in second.probs([second_crop(c, base) for c in cuts], base.second_min_width)]
+    lps = second.cell_probs([second_crop(c, base) for c in cuts], base)
     out = []
     grid = [dict(second_unsure=u, nets_weight=a, second_weight=b) for u in (0.95, 0.995, 1.01)
             for a in (0.2, 0.35, 0.5, 1.0) for b in (0.5, 1.0)]

@@ -158,11 +158,7 @@ def number_strings(inputs: np.ndarray, cuts: list[Cut | None], first: list[np.nd
            and (not f or f[0][1] < settings.second_unsure)]
     if ask:
         crops = [second_crop(cuts[i], settings) for i in ask]
-        def mapped(probs: np.ndarray) -> np.ndarray:
-            return second.cell_frames(probs, settings)
-
-        for i, lp in zip(ask, second.probs(crops, settings.second_min_width, settings.second_batch, keep=mapped),
-                         strict=True):
+        for i, lp in zip(ask, second.cell_probs(crops, settings), strict=True):
             found[i] = combine(nets[i], lp, first[i], settings)
     asked = set(ask)
     found = [tempered(f, settings.combined_power if i in asked else settings.nets_power) for i, f in enumerate(found)]

@@ -50,8 +50,7 @@ def second_look(table: Table, settings: ReaderSettings = DEFAULT,
         out: dict[tuple[str, str], dict[int | None, float]] = {}
         if not crops:
             return out
-        frames = [second.cell_frames(p, settings)
-                  for p in second.probs(crops, settings.second_min_width, settings.second_batch)]
+        frames = second.cell_probs(crops, settings)
         for where, vals, lp in zip(keys, values, frames, strict=True):
             # the values asked about, and the numbers the second reader itself reads there
             own = [s for s, _ in ctc_nbest(lp, beam=settings.second_beam, allowed=NUMBER_SYMBOLS)]

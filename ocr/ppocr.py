@@ -27,7 +27,7 @@ import cv2
 import numpy as np
 
 from ocr.ctc import ALPHABET
-from ocr.runtime import onnx_metadata, onnx_net
+from ocr.runtime import onnx_metadata, onnx_net, split_softmax_head
 from ocr.settings import ReaderSettings
 
 MODEL_PATH = Path(__file__).resolve().parent / "models" / "PP-OCRv6_rec_small.onnx"
@@ -59,23 +59,27 @@ class LineReader:
         return cls(chars, data, hashlib.sha256(data).hexdigest()[:12])
 
     def net(self):
+        """The network up to its last layer (the features of each frame): see :meth:`_head`."""
         pid = os.getpid()
         if pid not in self._dnn:
-            self._dnn[pid] = onnx_net(self.model)
+            self._dnn[pid] = onnx_net(self._head()[0])
         return self._dnn[pid]
 
-    def probs(self, images: list[np.ndarray], min_width: int = DEFAULT.second_min_width,
-              batch: int = DEFAULT.second_batch, keep=None) -> list[np.ndarray]:
-        """Per-frame character probabilities (T_i, len(chars)) of each grey image (paper light,
-        ink dark), scaled to HEIGHT rows; images of similar width run together, padded on the right
-        as PaddleOCR pads a line (mid-grey, 0 after normalisation) to the widest of the batch and
-        at least ``min_width`` columns.  Each image's frames end two after its own width.  With
-        ``keep``, each image's frames are passed through it as soon as its batch is read, and
-        what it returns is kept instead (a cell's full frames are ~2.4 MB: kept for ~100 cells of
-        a photo, they held ~280 MB)."""
+    def _head(self) -> tuple[bytes, np.ndarray, np.ndarray]:
+        """The model split before its last layer (ocr.runtime.split_softmax_head): the network runs
+        to each frame's features, and the last layer is computed here -- over every character for a
+        line of text, over a number cell's few symbols for a cell (:meth:`cell_probs`)."""
+        if "head" not in self._maps:
+            self._maps["head"] = split_softmax_head(self.model)
+        return self._maps["head"]
+
+    def _features(self, images: list[np.ndarray], min_width: int, batch: int):
+        """(index, the frames' features (T_i, C)) of each grey image (paper light, ink dark), scaled
+        to HEIGHT rows; images of similar width run together, padded on the right as PaddleOCR pads
+        a line (mid-grey, 0 after normalisation) to the widest of the batch and at least
+        ``min_width`` columns.  Each image's frames end two after its own width."""
         widths = [max(1, int(math.ceil(HEIGHT * g.shape[1] / max(1, g.shape[0])))) for g in images]
         order = sorted(range(len(images)), key=lambda i: widths[i])
-        out: list[np.ndarray | None] = [None] * len(images)
         for k in range(0, len(order), batch):
             idx = order[k:k + batch]
             wmax = max(max(widths[i] for i in idx), HEIGHT, min_width)
@@ -86,10 +90,39 @@ class LineReader:
                 x[j, :, :, :widths[i]] = (g.astype(np.float32) / 255.0 - 0.5) / 0.5
             net = self.net()
             net.setInput(x)
-            y = net.forward()  # (B, T, classes), already softmax-ed
-            t_used = [max(1, -(-widths[i] // 8) + 2) for i in idx]  # the model's frames are 8 columns wide
+            y = net.forward()  # (B, T, C)
             for j, i in enumerate(idx):
-                out[i] = y[j, : t_used[j]] if keep is None else keep(y[j, : t_used[j]])
+                yield i, y[j, : max(1, -(-widths[i] // 8) + 2)]  # the model's frames are 8 columns wide
+
+    def probs(self, images: list[np.ndarray], min_width: int = DEFAULT.second_min_width,
+              batch: int = DEFAULT.second_batch, keep=None) -> list[np.ndarray]:
+        """Per-frame character probabilities (T_i, len(chars)) of each grey image (see
+        :meth:`_features`).  With ``keep``, each image's frames are passed through it as soon as its
+        batch is read, and what it returns is kept instead (a cell's full frames are ~2.4 MB: kept
+        for ~100 cells of a photo, they held ~280 MB)."""
+        _, w, b = self._head()
+        out: list[np.ndarray | None] = [None] * len(images)
+        for i, f in self._features(images, min_width, batch):
+            z = f @ w + b
+            z = np.exp(z - z.max(axis=1, keepdims=True))
+            p = z / z.sum(axis=1, keepdims=True)
+            out[i] = p if keep is None else keep(p)
+        return out  # type: ignore[return-value]
+
+    def cell_probs(self, images: list[np.ndarray], settings: ReaderSettings = DEFAULT) -> list[np.ndarray]:
+        """:meth:`cell_frames` of each number cell's crop, the last layer computed for the cell's
+        symbols and marks alone (the rest of a softmax's classes only renormalise, and
+        :meth:`mapped` renormalises among these anyway): ``settings``' second_min_width and
+        second_batch."""
+        _, w, b = self._head()
+        used, cols, sep, one, alike = self._compact(ALPHABET, settings.second_ignored, settings.second_as_one,
+                                                    settings.second_as_digit)
+        w, b = w[:, used], b[used]
+        out: list[np.ndarray | None] = [None] * len(images)
+        for i, f in self._features(images, settings.second_min_width, settings.second_batch):
+            z = (f @ w + b).astype(np.float64)
+            out[i] = _fold(np.exp(z - z.max(axis=1, keepdims=True)), len(ALPHABET), cols, sep, one, alike,
+                           ALPHABET.index("1"))
         return out  # type: ignore[return-value]
 
     def mapped(self, probs: np.ndarray, alphabet: str, ignored: str = DEFAULT.second_ignored,
@@ -102,15 +135,8 @@ class LineReader:
         reader asked "which of these symbols, if any", as the cell networks are (a symbol of
         ``alphabet`` among the ignored marks is never read)."""
         cols, sep, one, alike = self._columns(alphabet, ignored, as_one, as_digit)
-        out = np.empty((len(probs), len(alphabet) + 1), np.float64)
-        out[:, 0] = probs[:, 0] + probs[:, sep].sum(axis=1)
-        out[:, 1:] = np.where(cols >= 0, probs[:, np.maximum(cols, 0)], 0.0)
-        if one and "1" in alphabet:
-            out[:, 1 + alphabet.index("1")] += probs[:, one].sum(axis=1)
-        for at, src in alike:
-            out[:, at] += probs[:, src].sum(axis=1)
-        out /= np.maximum(out.sum(axis=1, keepdims=True), 1e-30)
-        return np.log(np.maximum(out, 1e-30))
+        return _fold(probs, len(alphabet), cols, sep, one if "1" in alphabet else [], alike,
+                     alphabet.index("1") if "1" in alphabet else -1)
 
     def cell_frames(self, probs: np.ndarray, settings: ReaderSettings = DEFAULT) -> np.ndarray:
         """:meth:`mapped` onto a number cell's symbols (ocr.ctc.ALPHABET) with ``settings``' marks
@@ -139,6 +165,19 @@ class LineReader:
             self._maps[key] = (cols, blank, sorted(set(ones)), sorted(alike.items()))
         return self._maps[key]
 
+    def _compact(self, alphabet: str, ignored: str, as_one: str,
+                 as_digit: str) -> tuple[np.ndarray, np.ndarray, list[int], list[int], list[tuple[int, list[int]]]]:
+        """:meth:`_columns` over the few characters they name: those characters' columns of the
+        full frames (the blank's first), then each of :meth:`_columns`' indices into them."""
+        key = ("compact", alphabet, ignored, as_one, as_digit)
+        if key not in self._maps:
+            cols, sep, one, alike = self._columns(alphabet, ignored, as_one, as_digit)
+            used = sorted({0, *sep, *one, *cols[cols >= 0].tolist(), *(c for _, src in alike for c in src)})
+            at = {c: j for j, c in enumerate(used)}
+            self._maps[key] = (np.array(used, np.intp), np.array([at.get(c, -1) for c in cols.tolist()], np.intp),
+                               [at[c] for c in sep], [at[c] for c in one], [(d, [at[c] for c in src]) for d, src in alike])
+        return self._maps[key]
+
     def text(self, probs: np.ndarray) -> tuple[str, float]:
         """The best path's text and its probability (the product of its frames' best probabilities)."""
         best = probs.argmax(axis=1)
@@ -150,6 +189,23 @@ class LineReader:
             prev = c
         conf = float(np.exp(np.log(np.maximum(probs.max(axis=1), 1e-30)).sum()))
         return "".join(chars).strip(), conf
+
+
+def _fold(probs: np.ndarray, n: int, cols: np.ndarray, sep: list[int], one: list[int],
+          alike: list[tuple[int, list[int]]], one_at: int) -> np.ndarray:
+    """LineReader.mapped's log-probabilities over [CTC blank] + ``n`` symbols from frames whose
+    column 0 is the blank: ``cols`` each symbol's column (-1: none), ``sep`` the columns that count
+    as the blank, ``one`` those that count as the symbol at ``one_at``, ``alike`` the columns added
+    to a symbol; renormalised (the frames' own scale does not matter)."""
+    out = np.empty((len(probs), n + 1), np.float64)
+    out[:, 0] = probs[:, 0] + probs[:, sep].sum(axis=1)
+    out[:, 1:] = np.where(cols >= 0, probs[:, np.maximum(cols, 0)], 0.0)
+    if one:
+        out[:, 1 + one_at] += probs[:, one].sum(axis=1)
+    for at, src in alike:
+        out[:, at] += probs[:, src].sum(axis=1)
+    out /= np.maximum(out.sum(axis=1, keepdims=True), 1e-30)
+    return np.log(np.maximum(out, 1e-30))
 
 
 def mark(digest: str, settings: ReaderSettings = DEFAULT) -> str:

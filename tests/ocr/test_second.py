@@ -51,6 +51,39 @@ def test_extract_checks_the_digest(tmp_path):
 
 
 @needs_model
+@pytest.mark.parametrize("runtime", ["onnxruntime", "opencv"])
+def test_the_model_split_before_its_last_layer_gives_its_probabilities(monkeypatch, runtime):
+    """The reader runs the model to its last layer's features and computes the softmax head itself
+    (ocr.runtime.split_softmax_head, written without the onnx package): the same probabilities as
+    the whole model, in either runtime, and a cell's symbols read from their columns alone as from
+    every character's."""
+    from ocr.runtime import onnx_net, split_softmax_head
+
+    monkeypatch.setenv("RUBBERSCAN_RUNTIME", runtime)
+    model = MODEL_PATH.read_bytes()
+    trunk, w, b = split_softmax_head(model)
+    assert w.shape == (120, 18710) and b.shape == (18710,) and len(trunk) < len(model) - w.nbytes
+    assert onnx_metadata(trunk) == onnx_metadata(model)  # the rest of the file as it was
+    crops = [_text_image("1460"), _text_image("90", height=40), _text_image("2 310", height=56)]
+    whole, reader = onnx_net(model), LineReader.load(MODEL_PATH)
+    x = np.zeros((1, 3, 48, 320), np.float32)
+    x[0, :, :, :200] = np.linspace(-1, 1, 200, dtype=np.float32)
+    whole.setInput(x)
+    z = reader.net()
+    z.setInput(x)
+    logits = z.forward()[0] @ w + b
+    soft = np.exp(logits - logits.max(axis=1, keepdims=True))
+    assert np.abs(soft / soft.sum(axis=1, keepdims=True) - whole.forward()[0]).max() < 1e-4
+    settings = ReaderSettings(second_as_digit="S5 O0")
+    full = [reader.cell_frames(p, settings) for p in reader.probs(crops)]
+    cells = reader.cell_probs(crops, settings)
+    for f, c in zip(full, cells, strict=True):
+        assert f.shape == c.shape and np.abs(np.exp(f) - np.exp(c)).max() < 1e-5
+    with pytest.raises(ValueError, match="softmax"):
+        split_softmax_head(trunk)  # a model whose output is no softmax
+
+
+@needs_model
 def test_installed_model_reads_printed_digits_and_words():
     reader = default_reader()
     assert reader is not None and reader.chars[0] == "" and "7" in reader.chars
@@ -93,6 +126,24 @@ def test_onnxruntime_and_opencv_give_the_same_probabilities(monkeypatch):
         LineReader.load(MODEL_PATH).net()
 
 
+def _install(reader: LineReader, net) -> None:
+    """``net`` (a stand-in answering frames' probabilities) as ``reader``'s model: the reader runs
+    its network to the last layer's features and computes the softmax head itself, so the stand-in
+    answers their logarithms, under a head that passes them through."""
+    import os
+
+    class _Logits:
+        def setInput(self, x):  # noqa: N802 - OpenCV's name
+            net.setInput(x)
+
+        def forward(self):
+            return np.log(np.maximum(net.forward(), 1e-12))
+
+    n = len(reader.chars)
+    reader._dnn[os.getpid()] = _Logits()
+    reader._maps["head"] = (b"", np.eye(n, dtype=np.float32), np.zeros(n, np.float32))
+
+
 class _Net:
     """A stand-in for the model in OpenCV's dnn module: keeps its inputs, answers blank frames."""
 
@@ -112,11 +163,10 @@ class _Net:
 def test_crops_are_padded_mid_grey_to_the_models_width():
     """PaddleOCR pads every line to at least 48 x 320, mid-grey (0 after normalisation); a crop
     padded only to its own width read ORAND's tight cheque amounts worse (RESULTS-read.md)."""
-    import os
 
     reader = LineReader(("", "0", "1", "-", " "), b"", "test")
     net = _Net(len(reader.chars))
-    reader._dnn[os.getpid()] = net
+    _install(reader, net)
     narrow, wide = np.full((48, 96), 255, np.uint8), np.full((24, 300), 255, np.uint8)
     frames = reader.probs([narrow, wide])
     x = net.inputs[-1]
@@ -130,11 +180,10 @@ def test_crops_are_padded_mid_grey_to_the_models_width():
 def test_a_line_far_wider_than_tall_is_padded_to_a_bounded_shape():
     """A winners field whose only long ink is a ruling's leftover: read_line shows the model a
     crop at most second_line_max_aspect x its height (a 48 x 3,626 crop cost ~200 MB of memory)."""
-    import os
 
     reader = LineReader(("", "0", "1", "-", " "), b"", "test")
     net = _Net(len(reader.chars))
-    reader._dnn[os.getpid()] = net
+    _install(reader, net)
     field = np.full((40, 3000), 250, np.uint8)
     field[20:22, 10:2990] = 30  # a thin dark line across the field
     read_line(field, reader)
@@ -369,11 +418,10 @@ def test_frames_passed_through_keep_as_each_batch_is_read_hold_no_batch_output()
     """A cell's full frames (18,710 characters each) were kept, as views into their batch's output,
     until every cell was read: ~280 MB for a photo's ~100 cells.  With ``keep`` each image's frames
     are reduced as soon as its batch is read, the same as reducing them afterwards."""
-    import os
 
     reader = LineReader(("", "0", "1", "-", " "), b"", "test")
     net = _Net(len(reader.chars))
-    reader._dnn[os.getpid()] = net
+    _install(reader, net)
     crops = [np.full((48, w), 255, np.uint8) for w in (60, 300, 96, 200, 48)]
     full = reader.probs(crops, batch=2)
     kept = reader.probs(crops, batch=2, keep=lambda p: reader.mapped(p, ALPHABET))
@@ -479,13 +527,12 @@ class _Says(_Net):
 def test_the_sheet_code_maps_the_second_readers_marks_as_its_settings_say():
     """number_strings (what sheets and ``rubberscan cell`` read through) must map the second
     reader's frames with the settings' second_as_one, not the default's."""
-    import os
 
     from ocr.ensemble import default_net, number_strings
     from ocr.prep import prepare_cut
 
     reader = LineReader(("", "0", "1", "/", " "), b"", "test")
-    reader._dnn[os.getpid()] = _Says(len(reader.chars))
+    _install(reader, _Says(len(reader.chars)))
     net = default_net()
     for as_one, want in (("/", "110"), ("", "10")):
         st = ReaderSettings(second_unsure=1.01, second_share=1.0, second_as_one=as_one)

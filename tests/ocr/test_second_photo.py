@@ -38,13 +38,13 @@ def test_photo_networks_pad_the_second_readers_crops_to_their_own_width(photo_ta
     from ocr.ppocr import LineReader
 
     widths = []
-    probs = LineReader.probs
+    features = LineReader._features
 
-    def recorded(self, images, min_width=240, batch=2, keep=None):
+    def recorded(self, images, min_width, batch):
         widths.append(min_width)
-        return probs(self, images, min_width, batch, keep)
+        return features(self, images, min_width, batch)
 
-    monkeypatch.setattr(LineReader, "probs", recorded)
+    monkeypatch.setattr(LineReader, "_features", recorded)
     narrow = read_table(photo_table, settings=ReaderSettings(second_min_width_photo=160))
     assert narrow.meta["second_read"] > 0 and set(widths) == {160}
     assert "-pad160-" in narrow.meta["reader"]
