@@ -63,28 +63,43 @@ def too_far(page: Page, source: str, settings: GeometrySettings) -> InputError |
     """The error to give for a photo on which no table was found whose sheet's rows would be under
     GeometrySettings.far_sheet_row_px high (as the reader puts a found table's rows that small in
     review: ocr/legible.py); None for a scan, or a sheet near enough (the error found stands)."""
-    img = page.image
-    if settings.far_sheet_row_px <= 0 or img is None or img.ndim != 3 or min(img.shape[:2]) < 50:
-        return None  # (no usable picture: straighten's own error stands)
-    try:
-        if not is_photo(img, settings):
-            return None
-        px = row_px(page, settings)
-    except GEOMETRY_ERRORS:
-        return None  # odd geometry: the error found stands
-    if px is None or px >= settings.far_sheet_row_px:
+    if settings.far_sheet_row_px <= 0:
+        return None
+    return _too_far(source, _rows_px(page, settings), settings)
+
+
+def _too_far(source: str, px: float | None, settings: GeometrySettings) -> InputError | None:
+    """:func:`too_far`'s error for a sheet whose rows are ``px`` high (None: not measured)."""
+    if px is None or settings.far_sheet_row_px <= 0 or px >= settings.far_sheet_row_px:
         return None
     return InputError(f"{source}: the sheet is too small in this photo to be read (its rows about {px:.0f} "
                       f"pixels high, {settings.far_sheet_row_px:.0f} needed): take the photo closer, with "
                       "the sheet filling the frame.")
 
 
+def _rows_px(page: Page, settings: GeometrySettings) -> float | None:
+    """:func:`row_px` of a photo's sheet; None for a scan, no usable picture, or odd geometry."""
+    img = page.image
+    if img is None or img.ndim != 3 or min(img.shape[:2]) < 50:
+        return None  # (no usable picture: straighten's own error stands)
+    try:
+        if not is_photo(img, settings):
+            return None
+        return row_px(page, settings)
+    except GEOMETRY_ERRORS:
+        return None  # odd geometry: the error found stands
+
+
 def far_retry(page: Page, source: str, settings: GeometrySettings) -> tuple[Table | None, InputError | None]:
     """Where no table was found on ``page``: (its table found on the photo enlarged, None) for a far
-    photo (:func:`far_table`), else (None, :func:`too_far`'s error: None unless the sheet is far)."""
-    far = too_far(page, source, settings)
-    table = far_table(page, settings) if far is not None else None
-    return (table, None) if table is not None else (None, far)
+    photo, its rows under GeometrySettings.far_retry_row_px (:func:`far_table`), else (None,
+    :func:`too_far`'s error: None unless the sheet is under far_sheet_row_px)."""
+    if settings.far_sheet_row_px <= 0:
+        return None, None
+    px = _rows_px(page, settings)
+    limit = max(settings.far_sheet_row_px, settings.far_retry_row_px)
+    table = far_table(page, settings) if px is not None and px < limit else None
+    return (table, None) if table is not None else (None, _too_far(source, px, settings))
 
 
 def far_table(page: Page, settings: GeometrySettings) -> Table | None:
@@ -126,5 +141,5 @@ def _onto(table: Table, page: Page, k: float) -> Table:
             c.quad = (np.asarray(c.quad) / k).astype(np.asarray(c.quad).dtype)
     if table.table_quad is not None:
         table.table_quad = np.asarray(table.table_quad, np.float64) / k
-    table.far = True  # (its sheet's rows under far_sheet_row_px: every one's numbers to review)
+    table.far = True  # (its sheet's rows under far_retry_row_px: every one's numbers to review)
     return table

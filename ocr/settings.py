@@ -183,6 +183,9 @@ class GeometrySettings:
     #   left unnamed by the noise of one resampling and found by another's; () turns it off
     far_retry_scales: tuple[float, ...] = (1.5, 2.0, 2.5)
     far_retry_long: int = 4200  # ... each at most this long (pixels): its memory bounded
+    # ... as is a sheet's whose rows are a little higher, under this many pixels (its own error
+    #   stands when none is found): a low-quality JPEG's ~22 px rows can lose their lattice too
+    far_retry_row_px: float = 24.0
     #   ... the paper, where its outline is not found, as the photo's largest bright patch of little
     #   colour (ocr/far.py paper_patch): pixels at least as bright as this percentile of the photo
     #   (a far sheet covers ~10-30 % of it), under this saturation (0-255), sought on the photo

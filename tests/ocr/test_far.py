@@ -106,3 +106,26 @@ def test_the_bright_patch_is_the_sheet_only_when_one_patch_holds_most_of_the_pap
     cv2.rectangle(two, (650, 200), (1050, 700), (235, 235, 235), -1)
     assert paper_patch(two, GeometrySettings()) is None
     assert paper_patch(cloth, GeometrySettings()) is None  # no paper at all
+
+
+def test_a_sheet_a_little_over_the_far_size_is_sought_enlarged_too():
+    """A 3-D scene (seed 33026, as sent: a JPEG at quality 40) of a sheet whose rows are ~22 px high,
+    over GeometrySettings.far_sheet_row_px: no table is found on the photo as it is (its printed
+    numbers unread), so no closer photo is asked for -- but under far_retry_row_px it is sought
+    enlarged, and found there, cut right (its numbers to review, as a far sheet's)."""
+    from ocr.far import far_retry
+    from ocr.load import load_pages
+    from ocr.page import straighten
+    from ocr.table import find_table
+
+    image, truth = photo3d(33026)
+    ok, jpeg = cv2.imencode(".jpg", image.image, [cv2.IMWRITE_JPEG_QUALITY, int(truth["jpeg_quality"])])
+    page = load_pages("far.jpg", data=jpeg.tobytes(), name="far.jpg")[0]
+    settings = GeometrySettings()
+    assert settings.far_sheet_row_px < row_px(page, settings) < settings.far_retry_row_px
+    with pytest.raises(InputError):
+        find_table(straighten(page, settings), settings)
+    table, error = far_retry(page, "far.jpg", settings)
+    assert error is None and table is not None and table.far and cells_right(table, truth) == ""
+    # at the far size alone: neither a table nor a request for a closer photo (its own error stands)
+    assert far_retry(page, "far.jpg", GeometrySettings(far_retry_row_px=0)) == (None, None)
