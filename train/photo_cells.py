@@ -8,7 +8,8 @@ read_table prepares a photographed table's cells, each labelled with what the sh
 
 Recipe (deterministic for given seeds):
 - training seeds no benchmark uses: the wide span from 7,000,000 (the photo benchmarks use
-  900,000-4,200,000), 3-D scenes from 30,000 (the benchmarks 6,000-14,039); the wide span's
+  900,000-4,200,000), 3-D scenes from 30,000 (the benchmarks 6,000-15,039, 25,000-29,039 and
+  31,000-34,039; bench/RESULTS-geometry.md's 3-D set 30,000-30,039 is among these); the wide span's
   condition drawn per seed in turn (each of samples.photo.CONDITIONS alone, then "combined");
 - more blurred photos: the wide span's "camera" (low resolution, blur, noise, JPEG) and "combined"
   photos in turn from 7,500,000 (the "blurred" kind), the conditions whose writing the photo
