@@ -196,7 +196,7 @@ def main(argv: list[str]) -> int:
         print(f"| review items per sheet, median (mean) | {statistics.median(reviews)}"
               f" ({statistics.mean(reviews):.1f}) | |")
     if cpu:
-        print(f"| CPU s per sheet end to end, median (max) | {statistics.median(cpu):.2f}"
+        print(f"| CPU s per sheet end to end, median (max) | {statistics.median(cpu):.3f}"
               f" ({max(cpu):.2f}) | ≤ 0.6 s (issue 34, one core, median) |")
     print(f"| peak RSS (with the in-process sheet generator) | {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f}"
           " MB | (issue 34's ≤ 500 MB is for a read alone: bench_read.py, bench_fresh_read.py) |")
