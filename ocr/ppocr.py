@@ -65,12 +65,16 @@ class LineReader:
             self._dnn[pid] = onnx_net(self._head()[0])
         return self._dnn[pid]
 
-    def _head(self) -> tuple[bytes, np.ndarray, np.ndarray]:
+    def _head(self) -> tuple[bytes, np.ndarray | None, np.ndarray | None]:
         """The model split before its last layer (ocr.runtime.split_softmax_head): the network runs
         to each frame's features, and the last layer is computed here -- over every character for a
-        line of text, over a number cell's few symbols for a cell (:meth:`cell_probs`)."""
+        line of text, over a number cell's few symbols for a cell (:meth:`cell_probs`).  A model of
+        another shape runs whole (no weights: its output is already the probabilities)."""
         if "head" not in self._maps:
-            self._maps["head"] = split_softmax_head(self.model)
+            try:
+                self._maps["head"] = split_softmax_head(self.model)
+            except (ValueError, KeyError, StopIteration, IndexError):
+                self._maps["head"] = (self.model, None, None)
         return self._maps["head"]
 
     def _features(self, images: list[np.ndarray], min_width: int, batch: int):
@@ -103,9 +107,12 @@ class LineReader:
         _, w, b = self._head()
         out: list[np.ndarray | None] = [None] * len(images)
         for i, f in self._features(images, min_width, batch):
-            z = f @ w + b
-            z = np.exp(z - z.max(axis=1, keepdims=True))
-            p = z / z.sum(axis=1, keepdims=True)
+            if w is None:
+                p = f
+            else:
+                z = f @ w + b
+                z = np.exp(z - z.max(axis=1, keepdims=True))
+                p = z / z.sum(axis=1, keepdims=True)
             out[i] = p if keep is None else keep(p)
         return out  # type: ignore[return-value]
 
@@ -117,12 +124,14 @@ class LineReader:
         _, w, b = self._head()
         used, cols, sep, one, alike = self._compact(ALPHABET, settings.second_ignored, settings.second_as_one,
                                                     settings.second_as_digit)
-        w, b = w[:, used], b[used]
         out: list[np.ndarray | None] = [None] * len(images)
         for i, f in self._features(images, settings.second_min_width, settings.second_batch):
-            z = (f @ w + b).astype(np.float64)
-            out[i] = _fold(np.exp(z - z.max(axis=1, keepdims=True)), len(ALPHABET), cols, sep, one, alike,
-                           ALPHABET.index("1"))
+            if w is None:
+                kept = f[:, used].astype(np.float64)
+            else:
+                z = (f @ w[:, used] + b[used]).astype(np.float64)
+                kept = np.exp(z - z.max(axis=1, keepdims=True))
+            out[i] = _fold(kept, len(ALPHABET), cols, sep, one, alike, ALPHABET.index("1"))
         return out  # type: ignore[return-value]
 
     def mapped(self, probs: np.ndarray, alphabet: str, ignored: str = DEFAULT.second_ignored,

@@ -81,6 +81,10 @@ def test_the_model_split_before_its_last_layer_gives_its_probabilities(monkeypat
         assert f.shape == c.shape and np.abs(np.exp(f) - np.exp(c)).max() < 1e-5
     with pytest.raises(ValueError, match="softmax"):
         split_softmax_head(trunk)  # a model whose output is no softmax
+    whole_reader = LineReader.load(MODEL_PATH)
+    whole_reader._maps["head"] = (model, None, None)  # as a model that cannot be split runs: whole
+    for c, f in zip(cells, whole_reader.cell_probs(crops, settings), strict=True):
+        assert np.abs(np.exp(f) - np.exp(c)).max() < 1e-5
 
 
 @needs_model
@@ -127,21 +131,12 @@ def test_onnxruntime_and_opencv_give_the_same_probabilities(monkeypatch):
 
 
 def _install(reader: LineReader, net) -> None:
-    """``net`` (a stand-in answering frames' probabilities) as ``reader``'s model: the reader runs
-    its network to the last layer's features and computes the softmax head itself, so the stand-in
-    answers their logarithms, under a head that passes them through."""
+    """``net`` (a stand-in answering frames' probabilities, as the whole model does) as ``reader``'s
+    model, run whole (no last layer split off)."""
     import os
 
-    class _Logits:
-        def setInput(self, x):  # noqa: N802 - OpenCV's name
-            net.setInput(x)
-
-        def forward(self):
-            return np.log(np.maximum(net.forward(), 1e-12))
-
-    n = len(reader.chars)
-    reader._dnn[os.getpid()] = _Logits()
-    reader._maps["head"] = (b"", np.eye(n, dtype=np.float32), np.zeros(n, np.float32))
+    reader._dnn[os.getpid()] = net
+    reader._maps["head"] = (b"", None, None)
 
 
 class _Net:
