@@ -276,9 +276,7 @@ def _order_corners(pts: np.ndarray) -> np.ndarray:
 def _refine_corners(grey: np.ndarray, pts: np.ndarray) -> np.ndarray:
     """Move each side of the quad onto the paper edge by fitting a line to edge points."""
     h, w = grey.shape
-    blur = cv2.GaussianBlur(grey, (3, 3), 0)
-    gx = cv2.Sobel(blur, cv2.CV_32F, 1, 0, ksize=3)
-    gy = cv2.Sobel(blur, cv2.CV_32F, 0, 1, ksize=3)
+    offs = np.arange(-8, 9)
     lines = []
     for i in range(4):
         a, b = pts[i], pts[(i + 1) % 4]
@@ -288,23 +286,25 @@ def _refine_corners(grey: np.ndarray, pts: np.ndarray) -> np.ndarray:
             return pts
         t = d / length
         n = np.array([t[1], -t[0]])  # outward normal for a clockwise quad
-        found = []
-        for u in np.linspace(0.1, 0.9, 24):
-            p = a + u * d
-            best, best_g = None, 0.0
-            for off in range(-8, 9):
-                q = p + off * n
-                x, y = int(round(q[0])), int(round(q[1]))
-                if 0 <= x < w and 0 <= y < h:
-                    g = abs(gx[y, x] * n[0] + gy[y, x] * n[1])
-                    if g > best_g:
-                        best, best_g = q, g
-            if best is not None and best_g > 20:
-                found.append(best)
+        # 24 places along the side, each searched 8 pixels either way across it for the strongest
+        # edge (the first of equals; at least 20): all at once, the same arithmetic as one by one
+        p = a + np.linspace(0.1, 0.9, 24)[:, None] * d  # (24, 2)
+        q = p[:, None, :] + offs[None, :, None] * n  # (24, 17, 2)
+        x, y = np.round(q[..., 0]).astype(np.intp), np.round(q[..., 1]).astype(np.intp)
+        inside = (x >= 0) & (x < w) & (y >= 0) & (y < h)
+        xc, yc = np.clip(x, 0, w - 1), np.clip(y, 0, h - 1)  # (those outside: not taken)
+        gx, gy, (cx, cy) = _gradients(grey, xc, yc)
+        xc, yc = xc - cx, yc - cy
+        g = np.abs(gx[yc, xc].astype(np.float64) * n[0] + gy[yc, xc].astype(np.float64) * n[1])
+        g[~inside] = 0.0
+        k = np.argmax(g, axis=1)
+        rows = np.arange(len(k))
+        strong = g[rows, k] > 20
+        found = q[rows[strong], k[strong]]
         if len(found) < 8:
             lines.append((a, t))
             continue
-        vx, vy, x0, y0 = cv2.fitLine(np.array(found, np.float32), cv2.DIST_HUBER, 0, 0.01, 0.01).ravel()
+        vx, vy, x0, y0 = cv2.fitLine(found.astype(np.float32), cv2.DIST_HUBER, 0, 0.01, 0.01).ravel()
         lines.append((np.array([x0, y0], float), np.array([vx, vy], float)))
     out = []
     for i in range(4):
@@ -318,6 +318,17 @@ def _refine_corners(grey: np.ndarray, pts: np.ndarray) -> np.ndarray:
     if np.abs(out - pts).max() > 0.03 * max(h, w):
         return pts
     return out
+
+
+def _gradients(grey: np.ndarray, xs: np.ndarray, ys: np.ndarray) -> tuple[np.ndarray, np.ndarray, tuple[int, int]]:
+    """The Sobel gradients (x, y) of ``grey`` blurred 3 x 3, as over the whole image, on the part of
+    it around the pixels ``xs``, ``ys`` (3 pixels more each way: a filter's border then falls
+    only where the image's own does), and that part's top-left corner."""
+    h, w = grey.shape
+    x0, y0 = max(0, int(xs.min()) - 3), max(0, int(ys.min()) - 3)
+    x1, y1 = min(w, int(xs.max()) + 4), min(h, int(ys.max()) + 4)
+    blur = cv2.GaussianBlur(grey[y0:y1, x0:x1], (3, 3), 0)
+    return cv2.Sobel(blur, cv2.CV_32F, 1, 0, ksize=3), cv2.Sobel(blur, cv2.CV_32F, 0, 1, ksize=3), (x0, y0)
 
 
 def _rectify(quad: np.ndarray) -> tuple[int, int, np.ndarray]:
