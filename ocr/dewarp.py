@@ -23,7 +23,7 @@ import numpy as np
 
 from ocr.cells import stretch_ink
 from ocr.data import Page, StraightPage, TableRulings
-from ocr.grid import TableGrid, background, find_cells, flatten_light, grid_of
+from ocr.grid import TableGrid, background, darkest, find_cells, grid_of
 from ocr.settings import GeometrySettings
 from ocr.table.common import DEALS, N_COLS
 
@@ -378,13 +378,15 @@ def paper_grid(grey: np.ndarray, paper: np.ndarray, settings: GeometrySettings,
 
 def _analyse(ana: np.ndarray, settings: GeometrySettings,
              patches: dict[int, list] | None = None) -> tuple[np.ndarray, np.ndarray, TableGrid | None, int]:
-    """The light on ``ana``, its light-flattened grey, and pass one's lattice and level on it
-    (``patches``: filled with the grey's paper patches by level, see :func:`first_grid`)."""
+    """``ana`` with the light flattened (each channel divided by its own light, as
+    grid.flatten_light; kept for the straightened image), its darkest channel (the grey), and pass
+    one's lattice and level on that (``patches``: filled with the grey's paper patches by level,
+    see :func:`first_grid`)."""
     kernel = max(9, round(max(ana.shape[:2]) * settings.light_kernel_share))
-    light = background(ana, kernel)
-    grey = flatten_light(ana, kernel, light)
+    flat = cv2.divide(ana, np.maximum(background(ana, kernel), 1), scale=255)
+    grey = darkest(flat)
     grid, level = first_grid(grey, settings, patches=patches)
-    return light, grey, grid, level
+    return flat, grey, grid, level
 
 
 def row_pitch(img: np.ndarray, settings: GeometrySettings, min_cells: int = 1) -> float | None:
@@ -406,8 +408,8 @@ def straighten_photo(page: Page, settings: GeometrySettings | None = None,
     settings = settings or GeometrySettings()
     ana, a = _shrink(page.image, settings.photo_analysis_long)
     patches: dict[int, list] = {}
-    light, grey, grid, level = _analyse(ana, settings, patches)
-    tried = [(ana, a, light, grey, patches)]
+    flat, grey, grid, level = _analyse(ana, settings, patches)
+    tried = [(ana, a, flat, grey, patches)]
     f = settings.photo_upsample
     if ((grid is None or grid.cells < settings.grid_enough_cells) and f > 1
             and max(ana.shape[:2]) * f <= settings.photo_upsample_long):
@@ -419,14 +421,14 @@ def straighten_photo(page: Page, settings: GeometrySettings | None = None,
         tried.append((up, a * f, again[0], again[1], patches_up))
         if again[2] is not None and (grid is None or again[2].cells > grid.cells):
             ana, a = up, a * f
-            light, grey, grid, level = again
+            flat, grey, grid, level = again
     if grid is None or grid.cells < settings.grid_enough_cells:
         # still too few: a far, blurred sheet's rulings come out of the threshold nearly as thick as
         # its cells are high: its cells are linked again reaching across them (as taken and enlarged)
-        for img, scale, lit, flat, found in tried:
-            thick, at = first_grid(flat, settings, thick=True, patches=found)
+        for img, scale, flattened, dark, found in tried:
+            thick, at = first_grid(dark, settings, thick=True, patches=found)
             if thick is not None and (grid is None or thick.cells > grid.cells):
-                ana, a, light, grey, grid, level = img, scale, lit, flat, thick, at
+                ana, a, flat, grey, grid, level = img, scale, flattened, dark, thick, at
     far = paper is not None and cv2.contourArea(np.asarray(paper, np.float32).reshape(-1, 1, 2)) \
         <= settings.photo_paper_seed_share * page.image.shape[0] * page.image.shape[1]
     if far and settings.photo_paper_seed and (grid is None or grid.cells < settings.grid_enough_cells):
@@ -473,13 +475,13 @@ def straighten_photo(page: Page, settings: GeometrySettings | None = None,
         if settings.photo_faint_levels and paper is not None:
             # or the table's rulings are barely darker than the paper (washed out by the light) and
             # break at every usual level: sought on the page straightened by the sheet's outline
-            again = _faint(page, *tried[0][:4], settings, paper)
+            again = _faint(page, *tried[0][1:4], settings, paper)
             if again is not None and len(again.table_rulings.xs) > grid.shape[1] + 1:
                 return again
-    return _placed(page, ana, a, light, grey, grid, model, settings)
+    return _placed(page, a, flat, grey, grid, model, settings)
 
 
-def _faint(page: Page, ana: np.ndarray, a: float, light: np.ndarray, grey: np.ndarray,
+def _faint(page: Page, a: float, flat: np.ndarray, grey: np.ndarray,
            settings: GeometrySettings, paper: np.ndarray) -> StraightPage | None:
     """straighten_photo's faint retry: :func:`paper_grid` at GeometrySettings.photo_faint_levels on
     the photo's light-flattened ``grey`` (as :func:`_analyse` made it; a lattice of rows enough to pin
@@ -495,13 +497,14 @@ def _faint(page: Page, ana: np.ndarray, a: float, light: np.ndarray, grey: np.nd
     refined = fit_model(better, settings) if better is not None else None
     if refined is not None and better.shape[0] >= settings.dewarp_grown_rows:
         grid, model = better, refined
-    return _placed(page, ana, a, light, grey, grid, model, settings)
+    return _placed(page, a, flat, grey, grid, model, settings)
 
 
-def _placed(page: Page, ana: np.ndarray, a: float, light: np.ndarray, grey: np.ndarray, grid: TableGrid,
+def _placed(page: Page, a: float, flat: np.ndarray, grey: np.ndarray, grid: TableGrid,
             model: TableModel, settings: GeometrySettings) -> StraightPage:
-    """The sheet straightened by ``model`` of the lattice ``grid`` (on ``ana``, ``a`` times
-    Page.image's size, its light ``light``), the columns it missed placed as the form has them."""
+    """The sheet straightened by ``model`` of the lattice ``grid`` (on the analysed copy, ``a`` times
+    Page.image's size, ``flat`` that copy with the light flattened and ``grey`` its darkest channel,
+    as :func:`_analyse` made them), the columns it missed placed as the form has them."""
     rows, cols = grid.shape
     xs, ys = model.xs, model.ys
     found = grid.found.copy()
@@ -560,7 +563,7 @@ def _placed(page: Page, ana: np.ndarray, a: float, light: np.ndarray, grey: np.n
     # the sheet comes out with the light flattened (the reader and the table's rulings see paper
     # at 255 under a shadow as in full light), from the analysed copy (at most photo_analysis_long
     # pixels long, as large as the canvas it fills)
-    image = stretch_ink(warp(cv2.divide(ana, np.maximum(light, 1), scale=255), g, step, size), settings)
+    image = stretch_ink(warp(flat, g, step, size), settings)
     g /= np.float32(a)  # onto Page.image
     # the homography nearest to the mesh, for whatever needs one matrix
     gh, gw = g.shape[:2]

@@ -102,7 +102,11 @@ def flatten_light(bgr: np.ndarray, kernel: int, bg: np.ndarray | None = None) ->
     """Grey image with paper at 255 and ink dark, whatever the light: each channel divided by its
     own :func:`background`, then the darkest channel kept (blue, red and black ink all stay dark)."""
     bg = background(bgr, kernel) if bg is None else bg
-    norm = cv2.divide(bgr, np.maximum(bg, 1), scale=255)
+    return darkest(cv2.divide(bgr, np.maximum(bg, 1), scale=255))
+
+
+def darkest(norm: np.ndarray) -> np.ndarray:
+    """The darkest channel of each pixel of ``norm`` (a grey image as it is)."""
     if norm.ndim == 2:
         return norm
     b, g, r = cv2.split(norm)
