@@ -25,9 +25,11 @@ def locate_rows(grey: np.ndarray, settings: GeometrySettings = DEFAULT, mm: floa
     k = settings.table_analysis  # cut to whole k x k blocks: an exact shrink takes OpenCV's fast path
     half = cv2.resize(ink[:h // k * k, :w // k * k], (w // k, h // k), interpolation=cv2.INTER_AREA)
     half = cv2.threshold(half, 59, 255, cv2.THRESH_BINARY)[1]  # any ink in the 2x2 block
-    best = None
+    best = first = None
     for gap_mm in settings.ruling_breaks_mm:  # rulings broken into dashes (fax) need the wider gap
-        rulings = find_rulings(half, gap_mm, px_mm=mm)
+        # (the vertical rulings do not depend on the gap: found once, copies taken after)
+        rulings = find_rulings(half, gap_mm, px_mm=mm, vert=None if first is None else first.vert.copy())
+        first = first or Rulings(rulings.horiz.copy(), rulings.vert.copy(), rulings.px_mm)
         blobs = cell_blobs(rulings, k)
         rows = deal_rows(blobs, rulings.px_mm * k, k * rulings.thickness)
         if best is None or len(rows) > len(best[2]):
@@ -37,7 +39,7 @@ def locate_rows(grey: np.ndarray, settings: GeometrySettings = DEFAULT, mm: floa
     # handwriting stacked down a column, touching across the rulings, can pass for a
     # vertical ruling and split the cells of some rows: vertical strokes much shorter
     # than the table's own are dropped
-    rulings = find_rulings(half, settings.ruling_breaks_mm[0], px_mm=mm)
+    rulings = first  # find_rulings(half, settings.ruling_breaks_mm[0], px_mm=mm) again: the loop's first
     rulings.vert = long_verticals(rulings.vert, rulings.px_mm)
     blobs = cell_blobs(rulings, k)
     rows = deal_rows(blobs, rulings.px_mm * k, k * rulings.thickness)

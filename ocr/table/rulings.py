@@ -34,10 +34,13 @@ class Rulings:
         return float(np.median(widths)) if widths.size else 0.0
 
 
-def find_rulings(ink: np.ndarray, gap_mm: float = 0.8, px_mm: float | None = None) -> Rulings:
+def find_rulings(ink: np.ndarray, gap_mm: float = 0.8, px_mm: float | None = None,
+                 vert: np.ndarray | None = None) -> Rulings:
     """Long horizontal and vertical strokes of ``ink`` (rulings), tolerant of a slight
     tilt or curvature and of breaks up to ``gap_mm`` long in horizontal rulings (0.8 mm in
-    vertical ones: handwriting stacked down a column must not become a ruling)."""
+    vertical ones: handwriting stacked down a column must not become a ruling).  ``vert``: the
+    vertical ones, when already found on this ``ink`` at this ``px_mm`` (they do not depend on
+    ``gap_mm``): taken as they are."""
     h, w = ink.shape
     px_mm = px_mm or max(h, w) / 297.0  # the sheet fills the straight image; A4 long side
     hk, vk = round(25 * px_mm), round(60 * px_mm)  # deal-table verticals run its full height
@@ -49,6 +52,8 @@ def find_rulings(ink: np.ndarray, gap_mm: float = 0.8, px_mm: float | None = Non
     hz = cv2.dilate(ink, rect(cv2.MORPH_RECT, (1, tilt)))
     hz = cv2.morphologyEx(hz, cv2.MORPH_CLOSE, rect(cv2.MORPH_RECT, (gap, 1)))
     hz = cv2.morphologyEx(hz, cv2.MORPH_OPEN, rect(cv2.MORPH_RECT, (hk, 1)))
+    if vert is not None:
+        return Rulings(horiz=hz, vert=vert, px_mm=px_mm)
     vt = cv2.dilate(ink, rect(cv2.MORPH_RECT, (tilt, 1)))
     vt = cv2.morphologyEx(vt, cv2.MORPH_CLOSE, rect(cv2.MORPH_RECT, (1, vgap)))
     vt = cv2.morphologyEx(vt, cv2.MORPH_OPEN, rect(cv2.MORPH_RECT, (1, vk)))
