@@ -51,9 +51,17 @@ def ctc_string_probs(log_probs: list[np.ndarray], strings: list[list[str]]) -> l
         frames[i, : lp.shape[0]] = np.exp(lp)
     n_s = 2 * max(len(s) for _, s in items) + 1
     ext = np.zeros((len(items), n_s), int)  # blank, a, blank, b, blank ...
-    for k, (_, s) in enumerate(items):
-        ext[k, 1: 2 * len(s): 2] = [ALPHABET.index(ch) + 1 for ch in s]
-    length = np.array([2 * len(s) + 1 for _, s in items])
+    chars = "".join(s for _, s in items)
+    sizes = np.array([len(s) for _, s in items])
+    if set(chars) <= _SYMBOLS:
+        # every string's classes set at once (one assignment a string cost more than the forward pass)
+        at = np.arange(len(chars)) - np.repeat(np.cumsum(sizes) - sizes, sizes)
+        ext[np.repeat(np.arange(len(items)), sizes), 1 + 2 * at] = np.frombuffer(chars.translate(_CLASS).encode("latin-1"),
+                                                                                 np.uint8)
+    else:  # (a symbol not in ALPHABET: its ValueError, as ever)
+        for k, (_, s) in enumerate(items):
+            ext[k, 1: 2 * len(s): 2] = [ALPHABET.index(ch) + 1 for ch in s]
+    length = 2 * sizes + 1
     valid = np.arange(n_s)[None, :] < length[:, None]
     skip = np.zeros((len(items), n_s), bool)
     skip[:, 2:] = (ext[:, 2:] != 0) & (ext[:, 2:] != ext[:, :-2])
@@ -75,6 +83,10 @@ def ctc_string_probs(log_probs: list[np.ndarray], strings: list[list[str]]) -> l
         out[i] = end[k:k + len(ss)]
         k += len(ss)
     return out
+
+
+_SYMBOLS = set(ALPHABET)
+_CLASS = {ord(ch): i + 1 for i, ch in enumerate(ALPHABET)}  # a symbol -> its class (for str.translate)
 
 
 def ctc_nbest(log_probs: np.ndarray, beam: int = 16, allowed: str | None = None) -> list[tuple[str, float]]:
