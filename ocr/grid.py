@@ -146,13 +146,16 @@ def _corners(pts: np.ndarray) -> np.ndarray:
     smallest enclosing rectangle (a notch cut by a stroke touching a ruling moves none of them)."""
     (cx, cy), (rw, rh), ang = cv2.minAreaRect(pts.astype(np.float32))
     t = np.deg2rad(ang)
-    u = np.array([np.cos(t), np.sin(t)])
-    v = np.array([-np.sin(t), np.cos(t)])  # u turned clockwise on screen (y down)
+    cos, sin = np.cos(t), np.sin(t)
+    u = np.array([cos, sin])
+    v = np.array([-sin, cos])  # u turned clockwise on screen (y down)
     d = pts - (cx, cy)
     a = d @ u / max(rw / 2, 1e-6)
     b = d @ v / max(rh / 2, 1e-6)
-    idx = [np.argmax(-a - b), np.argmax(a - b), np.argmax(a + b), np.argmax(-a + b)]
-    return pts[idx]
+    # the extremes of -a - b, a - b, a + b and -a + b: negation is exact, so the first largest of
+    # -(a + b) is the first smallest of a + b
+    s, r = a + b, a - b
+    return pts[[s.argmin(), r.argmax(), s.argmax(), r.argmin()]]
 
 
 # --------------------------------------------------------------------------- lattice
