@@ -124,12 +124,14 @@ class LineReader:
         _, w, b = self._head()
         used, cols, sep, one, alike = self._compact(ALPHABET, settings.second_ignored, settings.second_as_one,
                                                     settings.second_as_digit)
+        if w is not None:
+            w, b = w[:, used], b[used]
         out: list[np.ndarray | None] = [None] * len(images)
         for i, f in self._features(images, settings.second_min_width, settings.second_batch):
             if w is None:
                 kept = f[:, used].astype(np.float64)
             else:
-                z = (f @ w[:, used] + b[used]).astype(np.float64)
+                z = (f @ w + b).astype(np.float64)
                 kept = np.exp(z - z.max(axis=1, keepdims=True))
             out[i] = _fold(kept, len(ALPHABET), cols, sep, one, alike, ALPHABET.index("1"))
         return out  # type: ignore[return-value]
