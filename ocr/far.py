@@ -59,17 +59,11 @@ def paper_patch(image: np.ndarray, settings: GeometrySettings) -> float | None:
     return max(a, b) / k
 
 
-def too_far(page: Page, source: str, settings: GeometrySettings) -> InputError | None:
-    """The error to give for a photo on which no table was found whose sheet's rows would be under
-    GeometrySettings.far_sheet_row_px high (as the reader puts a found table's rows that small in
-    review: ocr/legible.py); None for a scan, or a sheet near enough (the error found stands)."""
-    if settings.far_sheet_row_px <= 0:
-        return None
-    return _too_far(source, _rows_px(page, settings), settings)
-
-
 def _too_far(source: str, px: float | None, settings: GeometrySettings) -> InputError | None:
-    """:func:`too_far`'s error for a sheet whose rows are ``px`` high (None: not measured)."""
+    """The error to give for a photo on which no table was found whose sheet's rows, ``px`` high
+    (None: not measured), are under GeometrySettings.far_sheet_row_px (as the reader puts a found
+    table's rows that small in review: ocr/legible.py); None for a sheet near enough (the error
+    found stands)."""
     if px is None or settings.far_sheet_row_px <= 0 or px >= settings.far_sheet_row_px:
         return None
     return InputError(f"{source}: the sheet is too small in this photo to be read (its rows about {px:.0f} "
@@ -93,7 +87,8 @@ def _rows_px(page: Page, settings: GeometrySettings) -> float | None:
 def far_retry(page: Page, source: str, settings: GeometrySettings) -> tuple[Table | None, InputError | None]:
     """Where no table was found on ``page``: (its table found on the photo enlarged, None) for a far
     photo, its rows under GeometrySettings.far_retry_row_px (:func:`far_table`), else (None,
-    :func:`too_far`'s error: None unless the sheet is under far_sheet_row_px)."""
+    the "take the photo closer" error: None for a scan, or unless the sheet is under
+    far_sheet_row_px)."""
     if settings.far_sheet_row_px <= 0:
         return None, None
     px = _rows_px(page, settings)
@@ -103,8 +98,8 @@ def far_retry(page: Page, source: str, settings: GeometrySettings) -> tuple[Tabl
 
 
 def far_table(page: Page, settings: GeometrySettings) -> Table | None:
-    """The table of a far photo on which none was found (the caller's :func:`too_far` asks for a
-    closer one), sought again by the photo path on the photo enlarged by each of
+    """The table of a far photo on which none was found (else :func:`far_retry` asks for a closer
+    one), sought again by the photo path on the photo enlarged by each of
     GeometrySettings.far_retry_scales in turn; its cells and outline put back onto ``page``.  Its
     sheet being too small (Table.far), the reader puts all its numbers in review (ocr/legible.py).
     None when none is found."""

@@ -2,15 +2,24 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import cv2
 import numpy as np
 import pytest
 from geometry_samples import cells_right, photo3d
 
 from ocr.data import InputError, Page
-from ocr.far import far_table, paper_patch, row_px, too_far
+from ocr.far import far_retry, far_table, paper_patch, row_px
 from ocr.pipeline import read_file
 from ocr.settings import GeometrySettings
+
+
+def too_far(page: Page, source: str, settings: GeometrySettings) -> InputError | None:
+    """far_retry's "take the photo closer" error, without its enlarged retry (no table is sought)."""
+    table, error = far_retry(page, source, replace(settings, far_retry_scales=()))
+    assert table is None
+    return error
 
 
 def test_a_far_sheet_without_a_table_found_is_asked_for_again_from_closer():
